@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+
+const USAGE = `Usage:
+  lore [serve]                                   start the server (configured by environment variables)
+  lore org create --name NAME [--json]           create an organisation and its first API token
+  lore org list [--json]                         list organisations
+  lore token create --org ID [--json]            issue another API token for an organisation
+  lore token revoke --id TOKEN_ID                revoke an API token
+
+Admin commands call a running server: --url (default http://127.0.0.1:$PORT or 3000)
+and --master-key (default $LORE_MASTER_KEY).`;
+
+/** Calls an admin route; prints the JSON body or a readable summary. Exit code 1 on failure. */
+async function admin(method: string, path: string, body: unknown, values: Record<string, unknown>): Promise<unknown> {
+  const base = String(values.url ?? `http://127.0.0.1:${process.env.PORT || 3000}`).replace(/\/+$/, '');
+  const key = String(values['master-key'] ?? process.env.LORE_MASTER_KEY ?? '');
+  if (!key) fail('Set LORE_MASTER_KEY or pass --master-key (printed when the server first started).');
+  let response: Response;
+  try {
+    response = await fetch(`${base}/api/v1/admin${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, accept: 'application/json', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    fail(`Cannot reach Lore at ${base}: ${(error as Error).message}`);
+  }
+  const text = await response.text();
+  const parsed = text ? (JSON.parse(text) as { message?: string }) : {};
+  if (!response.ok) fail(`${response.status}: ${parsed.message ?? text}`);
+  return parsed;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`lore: ${message}\n`);
+  process.exit(1);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      org: { type: 'string' },
+      id: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      url: { type: 'string' },
+      'master-key': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [noun = 'serve', verb] = positionals;
+  const print = (result: unknown, human: string): void => {
+    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${human}\n`);
+  };
+
+  if (values.help) return void process.stdout.write(`${USAGE}\n`);
+  if (noun === 'serve') {
+    const { serve } = await import('./main.js');
+    return serve();
+  }
+  if (noun === 'org' && verb === 'create') {
+    if (!values.name) fail('org create needs --name');
+    const result = (await admin('POST', '/organisations', { name: values.name }, values)) as {
+      data: { id: number; name: string };
+      token: string;
+    };
+    return print(result, `Created organisation ${result.data.id} (${result.data.name}).\nAPI token (shown once): ${result.token}`);
+  }
+  if (noun === 'org' && verb === 'list') {
+    const result = (await admin('GET', '/organisations?per_page=100', undefined, values)) as { data: { id: number; name: string }[] };
+    return print(result, result.data.map((o) => `${o.id}\t${o.name}`).join('\n'));
+  }
+  if (noun === 'token' && verb === 'create') {
+    if (!values.org || !/^\d+$/.test(values.org)) fail('token create needs --org with an organisation id');
+    const result = (await admin('POST', `/organisations/${values.org}/tokens`, {}, values)) as { token: string };
+    return print(result, `API token (shown once): ${result.token}`);
+  }
+  if (noun === 'token' && verb === 'revoke') {
+    if (!values.id) fail('token revoke needs --id');
+    await admin('DELETE', `/tokens/${encodeURIComponent(values.id)}`, undefined, values);
+    return print({ revoked: values.id }, `Revoked ${values.id}.`);
+  }
+  fail(`unknown command "${positionals.join(' ')}"\n\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((error) => fail((error as Error).stack ?? String(error)));

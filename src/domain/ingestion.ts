@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { EntryFields, JsonObject, PreparedChunk, Scope } from './model.js';
+import { EmbedderError, type Embedder, type EntryRepository } from './ports.js';
+import { UnavailableError } from './errors.js';
+import { chunkText } from './text/chunk.js';
+import { analyze, detectLanguage, termFrequencies } from './text/tokenize.js';
+
+/** Chunk size bound; all-MiniLM-L6-v2 reads at most 256 wordpieces, and title/headings prefix each chunk. */
+const MAX_CHUNK_TOKENS = 200;
+const OVERLAP_TOKENS = 40;
+
+export interface Ingestion {
+  /**
+   * Chunks, tokenises and embeds the text of each entry. Chunks whose content hash is
+   * already stored in the collection reuse that embedding. Throws UnavailableError when
+   * the embedder fails (the caller then writes nothing).
+   */
+  prepare(scope: Scope, collectionId: string, entries: readonly EntryFields[]): Promise<PreparedChunk[][]>;
+}
+
+export function createIngestion(deps: { embedder: Embedder; entries: EntryRepository }): Ingestion {
+  const { embedder, entries } = deps;
+
+  return {
+    async prepare(scope, collectionId, fields) {
+      const drafts = fields.map((f) => draftChunks(f, embedder.model));
+      const all = drafts.flat();
+      const reusable = await entries.reusableEmbeddings(scope, collectionId, [
+        ...new Set(all.map((d) => d.contentHash)),
+      ]);
+      const missing = all.filter((d) => !reusable.has(d.contentHash));
+      // Identical new chunks (e.g. repeated boilerplate) are embedded once.
+      const texts = [...new Map(missing.map((d) => [d.contentHash, d.embedText])).entries()];
+      let vectors: Float32Array[];
+      try {
+        vectors = await embedder.embed(texts.map(([, text]) => text));
+      } catch (error) {
+        if (error instanceof EmbedderError) throw new UnavailableError('The embedding provider is unavailable; nothing was written.');
+        throw error;
+      }
+      texts.forEach(([hash], i) => reusable.set(hash, vectors[i]!));
+      return drafts.map((chunks) =>
+        chunks.map(({ embedText: _embedText, ...chunk }) => ({ ...chunk, embedding: reusable.get(chunk.contentHash)! })),
+      );
+    },
+  };
+}
+
+export type DraftChunk = Omit<PreparedChunk, 'embedding'> & { embedText: string };
+
+/**
+ * Splits an entry into chunks. Each chunk is indexed and embedded together with the
+ * entry's title, its heading trail and its searchable_meta values, so a match on the
+ * title or a tag finds every chunk of the entry. `meta` is never indexed.
+ */
+export function draftChunks(fields: EntryFields, model: string): DraftChunk[] {
+  const context = [fields.title ?? '', ...metaValues(fields.searchable_meta)].filter((s) => s.trim() !== '');
+  return chunkText(fields.raw_text, { maxTokens: MAX_CHUNK_TOKENS, overlapTokens: OVERLAP_TOKENS }).map((chunk) => {
+    const trail = chunk.headings.length > 0 && !chunk.text.includes(chunk.headings.at(-1)!) ? chunk.headings.join(' › ') : '';
+    const embedText = [...context, trail, chunk.text].filter((s) => s !== '').join('\n');
+    const language = detectLanguage(chunk.text);
+    const terms = analyze(embedText, language).terms;
+    return {
+      ordinal: chunk.index,
+      text: chunk.text,
+      headings: chunk.headings,
+      language,
+      contentHash: createHash('sha256').update(model).update('\0').update(embedText).digest('hex'),
+      terms: termFrequencies(terms),
+      length: terms.length,
+      embedText,
+    };
+  });
+}
+
+/** The string forms of searchable_meta values: strings, numbers and arrays of strings (tags). */
+function metaValues(meta: JsonObject): string[] {
+  return Object.values(meta).flatMap((value) => {
+    if (Array.isArray(value)) return value.filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
+    if (typeof value === 'string' || typeof value === 'number') return [String(value)];
+    return [];
+  });
+}

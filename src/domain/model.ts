@@ -1,0 +1,65 @@
+/** Resource shapes as the API returns them (SPEC.md "Resources and their fields"). */
+
+/** The organisation a request acts for. Every tenant-scoped call takes it first. */
+export interface Scope {
+  readonly organisationId: number;
+}
+
+export interface Organisation {
+  id: number;
+  public_id: string;
+  name: string;
+  answer_credits: number | null;
+  usage_quota: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Collection {
+  id: string;
+  organisation_id: number;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type JsonObject = { [key: string]: unknown };
+
+export interface Entry {
+  id: string;
+  collection_id: string;
+  title: string | null;
+  raw_text: string;
+  meta: JsonObject;
+  searchable_meta: JsonObject;
+  source_url: string | null;
+  source_type: string | null;
+  source_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The writable fields of an entry, after validation. */
+export interface EntryFields {
+  title: string | null;
+  raw_text: string;
+  meta: JsonObject;
+  searchable_meta: JsonObject;
+  source_url: string | null;
+  source_type: string | null;
+  source_id: string | null;
+}
+
+/** A chunk ready to be stored: text, BM25 terms and embedding. */
+export interface PreparedChunk {
+  ordinal: number;
+  text: string;
+  headings: string[];
+  language: string;
+  contentHash: string;
+  /** Term → frequency in this chunk's indexed text (title, searchable_meta values, text). */
+  terms: Map<string, number>;
+  /** Number of terms: the BM25 document length. */
+  length: number;
+  embedding: Float32Array;
+}

@@ -1,0 +1,87 @@
+import type { Collection, Entry, EntryFields, Organisation, PreparedChunk, Scope } from './model.js';
+import type { Page, PageRequest } from './pagination.js';
+
+/**
+ * Ports: what the domain needs from the outside world. Adapters in storage/ and
+ * providers/ implement them; the container (src/container.ts) picks which.
+ */
+
+/** Turns texts into unit-length vectors. */
+export interface Embedder {
+  /** Identifier recorded with every chunk, so a model change can be detected. */
+  readonly model: string;
+  readonly dimensions: number;
+  /**
+   * Embeds `texts` in order. Throws EmbedderError when the provider fails; callers turn
+   * that into a 503 and write nothing.
+   */
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+export class EmbedderError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'EmbedderError';
+  }
+}
+
+export interface OrganisationPatch {
+  name?: string;
+  answer_credits?: number | null;
+  usage_quota?: number | null;
+}
+
+/** Instance-level store of organisations and their API v1 tokens (admin only). */
+export interface OrganisationRepository {
+  create(name: string, publicId: string): Promise<Organisation>;
+  list(page: PageRequest): Promise<Page<Organisation>>;
+  get(id: number): Promise<Organisation | null>;
+  update(id: number, patch: OrganisationPatch): Promise<Organisation | null>;
+  insertToken(organisationId: number, tokenId: string, hash: Buffer): Promise<void>;
+  /** The token's organisation and hash, unless unknown or revoked. */
+  findToken(tokenId: string): Promise<{ organisationId: number; hash: Uint8Array } | null>;
+  /** Marks a token revoked; false when unknown or already revoked. */
+  revokeToken(tokenId: string): Promise<boolean>;
+}
+
+export interface CollectionRepository {
+  list(scope: Scope, page: PageRequest): Promise<Page<Collection>>;
+  create(scope: Scope, id: string, name: string): Promise<Collection>;
+  get(scope: Scope, id: string): Promise<Collection | null>;
+  update(scope: Scope, id: string, name: string): Promise<Collection | null>;
+  /** Deletes the collection with its entries, chunks and index data; false when not found. */
+  delete(scope: Scope, id: string): Promise<boolean>;
+}
+
+/**
+ * One entry write. `chunks: null` keeps the stored chunks (only non-indexed fields
+ * changed). `create` fails with SourceConflictError when its source pair is taken.
+ */
+export type EntryWrite =
+  | { kind: 'create'; id: string; fields: EntryFields; chunks: PreparedChunk[] }
+  | { kind: 'upsert'; id: string; fields: EntryFields; chunks: PreparedChunk[] }
+  | { kind: 'update'; id: string; fields: EntryFields; chunks: PreparedChunk[] | null };
+
+export interface EntryWriteResult {
+  entry: Entry;
+  created: boolean;
+}
+
+export class SourceConflictError extends Error {
+  constructor() {
+    super('An entry with this source_type and source_id already exists in the collection.');
+    this.name = 'SourceConflictError';
+  }
+}
+
+export interface EntryRepository {
+  list(scope: Scope, collectionId: string, page: PageRequest): Promise<Page<Entry>>;
+  get(scope: Scope, collectionId: string, entryId: string): Promise<Entry | null>;
+  findBySources(scope: Scope, collectionId: string, sources: readonly { type: string; id: string }[]): Promise<Entry[]>;
+  /** Stored embeddings of chunks in the collection with these content hashes (hash → vector). */
+  reusableEmbeddings(scope: Scope, collectionId: string, hashes: readonly string[]): Promise<Map<string, Float32Array>>;
+  /** Applies all writes in one transaction (entry rows, chunks, postings, statistics). */
+  write(scope: Scope, collectionId: string, writes: readonly EntryWrite[]): Promise<EntryWriteResult[]>;
+  delete(scope: Scope, collectionId: string, entryId: string): Promise<boolean>;
+  deleteBySource(scope: Scope, collectionId: string, sourceType: string, sourceId: string): Promise<boolean>;
+}

@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import addFormats from 'ajv-formats';
+import type { Config } from '../config.js';
+import type { CollectionService } from '../domain/collections.js';
+import type { EntryService } from '../domain/entries.js';
+import type { OrganisationService } from '../domain/organisations.js';
+import { tokenAuth } from './auth.js';
+import { registerErrorHandling } from './errors.js';
+import { adminRoutes } from './routes/admin.js';
+import { collectionRoutes } from './routes/collections.js';
+import { entryRoutes } from './routes/entries.js';
+import { healthRoutes } from './routes/health.js';
+
+/** What the HTTP layer needs: services and a few settings. Built by the container. */
+export interface AppDeps {
+  config: Pick<Config, 'publicUrl' | 'bodyLimit'>;
+  organisations: OrganisationService;
+  collections: CollectionService;
+  entries: EntryService;
+  masterKeyHash: Uint8Array;
+  /** Resolves when the database is migrated and models are loaded. */
+  ready: () => boolean;
+}
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+}
+
+/**
+ * Builds the Fastify app without listening, so tests can `inject` or listen themselves.
+ * Routes: /healthz, /readyz, /docs, /api/v1/openapi.json, /api/v1/admin/*, /api/v1/*.
+ */
+export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<App> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: deps.config.bodyLimit,
+    requestIdHeader: 'x-request-id',
+    ajv: {
+      // All errors at once (every string and array in the schemas is bounded), no type
+      // coercion of JSON bodies: `"raw_text": 5` is a 422, not the string "5".
+      customOptions: { allErrors: true, coerceTypes: false, removeAdditional: true },
+      plugins: [addFormats.default as never],
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.decorate('deps', deps);
+
+  // Clients send Content-Type: application/json on body-less requests (DELETE) too.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
+
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Lore API', version: '1.0.0', description: 'Knowledge search, summaries and chat.' },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  await app.register(healthRoutes);
+  await app.register(
+    async (api) => {
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      await api.register(adminRoutes, { prefix: '/admin' });
+      await api.register(async (v1) => {
+        v1.addHook('onRequest', tokenAuth(deps.organisations));
+        collectionRoutes(v1);
+        entryRoutes(v1);
+      });
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,69 @@
+import { Type } from 'typebox';
+import type { App } from '../app.js';
+import { pageRequest } from '../../domain/pagination.js';
+import { presentPage } from '../paginate.js';
+import { NoContent, Data, Entry, EntryBatch, EntryCreate, EntryUpdate, EntryUpsert, errorResponses, Paginated, PageQuery } from '../schemas.js';
+
+const CollectionParams = Type.Object({ collection: Type.String({ maxLength: 64 }) });
+const EntryParams = Type.Object({ collection: Type.String({ maxLength: 64 }), entry: Type.String({ maxLength: 64 }) });
+const SourceParams = Type.Object({
+  collection: Type.String({ maxLength: 64 }),
+  sourceType: Type.String({ maxLength: 100 }),
+  sourceId: Type.String({ maxLength: 500 }),
+});
+
+export function entryRoutes(app: App): void {
+  const { entries, config } = app.deps;
+  const tags = ['entries'];
+  const base = '/collections/:collection/entries';
+
+  app.get(base, {
+    schema: { tags, summary: 'List entries', params: CollectionParams, querystring: PageQuery, response: { 200: Paginated(Entry), ...errorResponses } },
+  }, async (request) => {
+    const page = pageRequest(request.query.page, request.query.per_page);
+    return presentPage(request, await entries.list(request.scope, request.params.collection, page), config.publicUrl);
+  });
+
+  app.post(base, {
+    schema: { tags, summary: 'Create an entry (chunked, embedded and indexed before the response)', params: CollectionParams, body: EntryCreate, response: { 201: Data(Entry), ...errorResponses } },
+  }, async (request, reply) =>
+    reply.status(201).send({ data: await entries.create(request.scope, request.params.collection, request.body) }));
+
+  app.put(`${base}/upsert`, {
+    schema: { tags, summary: 'Create or replace the entry with this (source_type, source_id)', params: CollectionParams, body: EntryUpsert, response: { 200: Data(Entry), 201: Data(Entry), ...errorResponses } },
+  }, async (request, reply) => {
+    const { entry, created } = await entries.upsert(request.scope, request.params.collection, request.body);
+    return reply.status(created ? 201 : 200).send({ data: entry });
+  });
+
+  app.post(`${base}/batch`, {
+    schema: {
+      tags,
+      summary: 'Upsert up to 50 entries, all or nothing',
+      params: CollectionParams,
+      body: EntryBatch,
+      response: { 200: Type.Object({ created: Type.Integer(), updated: Type.Integer() }), ...errorResponses },
+    },
+  }, async (request) => entries.batchUpsert(request.scope, request.params.collection, request.body.entries));
+
+  app.patch(`${base}/:entry`, {
+    schema: { tags, summary: 'Update an entry', params: EntryParams, body: EntryUpdate, response: { 200: Data(Entry), ...errorResponses } },
+  }, async (request) => ({
+    data: await entries.update(request.scope, request.params.collection, request.params.entry, request.body),
+  }));
+
+  app.delete(`${base}/:entry`, {
+    schema: { tags, summary: 'Delete an entry', params: EntryParams, response: { 204: NoContent, ...errorResponses } },
+  }, async (request, reply) => {
+    await entries.delete(request.scope, request.params.collection, request.params.entry);
+    return reply.status(204).send(null);
+  });
+
+  app.delete(`${base}/by-source/:sourceType/:sourceId`, {
+    schema: { tags, summary: 'Delete the entry with this source pair', params: SourceParams, response: { 204: NoContent, ...errorResponses } },
+  }, async (request, reply) => {
+    const { collection, sourceType, sourceId } = request.params;
+    await entries.deleteBySource(request.scope, collection, sourceType, sourceId);
+    return reply.status(204).send(null);
+  });
+}

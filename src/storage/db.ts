@@ -1,0 +1,16 @@
+/**
+ * The storage port: PostgreSQL SQL with pgvector, run either on PGlite (embedded) or on a
+ * PostgreSQL server. Repositories only see this interface, so one dialect serves both.
+ */
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+}
+
+export interface Db extends Queryable {
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs a multi-statement script (migrations). */
+  exec(sql: string): Promise<void>;
+  readonly backend: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}

@@ -1,0 +1,230 @@
+import type { Entry, PreparedChunk, Scope } from '../domain/model.js';
+import { SourceConflictError, type EntryRepository, type EntryWrite, type EntryWriteResult } from '../domain/ports.js';
+import type { Db, Queryable } from './db.js';
+import { iso, parseVector, vectorLiteral } from './sql.js';
+
+const COLUMNS = `id, collection_id, title, raw_text, meta, searchable_meta, source_url, source_type, source_id,
+  ${iso('created_at')}, ${iso('updated_at')}`;
+
+const UNIQUE_VIOLATION = '23505';
+
+export function createEntryRepository(db: Db, embeddingModel: { model: string; dimensions: number }): EntryRepository {
+  return {
+    async list(scope, collectionId, { page, perPage }) {
+      const [count] = await db.query<{ total: number }>(
+        'SELECT count(*)::int AS total FROM entries WHERE collection_id = $1 AND organisation_id = $2',
+        [collectionId, scope.organisationId],
+      );
+      const items = await db.query<Entry>(
+        `SELECT ${COLUMNS} FROM entries WHERE collection_id = $1 AND organisation_id = $2
+         ORDER BY created_at, id LIMIT $3 OFFSET $4`,
+        [collectionId, scope.organisationId, perPage, (page - 1) * perPage],
+      );
+      return { items, total: count!.total, page, perPage };
+    },
+
+    async get(scope, collectionId, entryId) {
+      const [row] = await db.query<Entry>(
+        `SELECT ${COLUMNS} FROM entries WHERE id = $1 AND collection_id = $2 AND organisation_id = $3`,
+        [entryId, collectionId, scope.organisationId],
+      );
+      return row ?? null;
+    },
+
+    async findBySources(scope, collectionId, sources) {
+      if (sources.length === 0) return [];
+      return db.query<Entry>(
+        `SELECT ${COLUMNS} FROM entries
+         WHERE collection_id = $1 AND organisation_id = $2
+           AND (source_type, source_id) IN (SELECT * FROM unnest($3::text[], $4::text[]))`,
+        [collectionId, scope.organisationId, sources.map((s) => s.type), sources.map((s) => s.id)],
+      );
+    },
+
+    async reusableEmbeddings(scope, collectionId, hashes) {
+      if (hashes.length === 0) return new Map();
+      const rows = await db.query<{ content_hash: string; embedding: string }>(
+        `SELECT DISTINCT ON (content_hash) content_hash, embedding::text AS embedding FROM chunks
+         WHERE collection_id = $1 AND organisation_id = $2 AND content_hash = ANY($3::text[])`,
+        [collectionId, scope.organisationId, hashes],
+      );
+      return new Map(rows.map((r) => [r.content_hash, parseVector(r.embedding)]));
+    },
+
+    async write(scope, collectionId, writes) {
+      return db.transaction(async (tx) => {
+        const results: EntryWriteResult[] = [];
+        const reindex: { entryId: string; chunks: PreparedChunk[]; existed: boolean }[] = [];
+        for (const write of writes) {
+          const result = await writeRow(tx, scope, collectionId, write);
+          if (!result) continue;
+          results.push(result);
+          if (write.chunks) reindex.push({ entryId: result.entry.id, chunks: write.chunks, existed: !result.created });
+        }
+        const replaced = reindex.filter((r) => r.existed).map((r) => r.entryId);
+        if (replaced.length > 0) await removeChunks(tx, collectionId, replaced);
+        await insertChunks(tx, scope, collectionId, reindex, embeddingModel);
+        return results;
+      });
+    },
+
+    async delete(scope, collectionId, entryId) {
+      return db.transaction(async (tx) => {
+        const rows = await tx.query<{ id: string }>(
+          'SELECT id FROM entries WHERE id = $1 AND collection_id = $2 AND organisation_id = $3 FOR UPDATE',
+          [entryId, collectionId, scope.organisationId],
+        );
+        if (rows.length === 0) return false;
+        await removeChunks(tx, collectionId, [entryId]);
+        await tx.query('DELETE FROM entries WHERE id = $1', [entryId]);
+        return true;
+      });
+    },
+
+    async deleteBySource(scope, collectionId, sourceType, sourceId) {
+      return db.transaction(async (tx) => {
+        const rows = await tx.query<{ id: string }>(
+          `SELECT id FROM entries WHERE collection_id = $1 AND organisation_id = $2
+             AND source_type = $3 AND source_id = $4 FOR UPDATE`,
+          [collectionId, scope.organisationId, sourceType, sourceId],
+        );
+        if (rows.length === 0) return false;
+        const ids = rows.map((r) => r.id);
+        await removeChunks(tx, collectionId, ids);
+        await tx.query('DELETE FROM entries WHERE id = ANY($1::uuid[])', [ids]);
+        return true;
+      });
+    },
+  };
+}
+
+/** Inserts, upserts or updates one entry row; null when an update found nothing. */
+async function writeRow(
+  tx: Queryable,
+  scope: Scope,
+  collectionId: string,
+  write: EntryWrite,
+): Promise<EntryWriteResult | null> {
+  const f = write.fields;
+  const values = [f.title, f.raw_text, f.meta, f.searchable_meta, f.source_url, f.source_type, f.source_id];
+  try {
+    if (write.kind === 'update') {
+      const [row] = await tx.query<Entry>(
+        `UPDATE entries SET title = $4, raw_text = $5, meta = $6, searchable_meta = $7, source_url = $8,
+           source_type = $9, source_id = $10, updated_at = clock_timestamp()
+         WHERE id = $1 AND collection_id = $2 AND organisation_id = $3 RETURNING ${COLUMNS}`,
+        [write.id, collectionId, scope.organisationId, ...values],
+      );
+      return row ? { entry: row, created: false } : null;
+    }
+    const conflict =
+      write.kind === 'upsert'
+        ? `ON CONFLICT (collection_id, source_type, source_id) WHERE source_type IS NOT NULL AND source_id IS NOT NULL
+           DO UPDATE SET title = excluded.title, raw_text = excluded.raw_text, meta = excluded.meta,
+             searchable_meta = excluded.searchable_meta, source_url = excluded.source_url,
+             updated_at = clock_timestamp()`
+        : '';
+    const [row] = await tx.query<Entry & { inserted: boolean }>(
+      `INSERT INTO entries (id, collection_id, organisation_id, title, raw_text, meta, searchable_meta,
+         source_url, source_type, source_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ${conflict}
+       RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
+      [write.id, collectionId, scope.organisationId, ...values],
+    );
+    const { inserted, ...entry } = row!;
+    return { entry, created: inserted };
+  } catch (error) {
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new SourceConflictError();
+    throw error;
+  }
+}
+
+/** Removes the chunks of these entries with their postings, keeping BM25 statistics exact. */
+async function removeChunks(tx: Queryable, collectionId: string, entryIds: readonly string[]): Promise<void> {
+  await tx.query(
+    `WITH gone AS (
+       SELECT t.term, count(*)::int AS n FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id
+       WHERE c.entry_id = ANY($2::uuid[]) GROUP BY t.term ORDER BY t.term)
+     UPDATE collection_terms ct SET df = ct.df - gone.n FROM gone
+     WHERE ct.collection_id = $1 AND ct.term = gone.term`,
+    [collectionId, entryIds],
+  );
+  await tx.query('DELETE FROM collection_terms WHERE collection_id = $1 AND df <= 0', [collectionId]);
+  await tx.query(
+    `WITH gone AS (DELETE FROM chunks WHERE entry_id = ANY($2::uuid[]) RETURNING length)
+     UPDATE collection_stats SET chunk_count = chunk_count - (SELECT count(*) FROM gone),
+       total_length = total_length - (SELECT coalesce(sum(length), 0) FROM gone)
+     WHERE collection_id = $1`,
+    [collectionId, entryIds],
+  );
+}
+
+/** Inserts chunks, their postings and the statistics they add, in a few set-based statements. */
+async function insertChunks(
+  tx: Queryable,
+  scope: Scope,
+  collectionId: string,
+  batches: readonly { entryId: string; chunks: PreparedChunk[] }[],
+  embedding: { model: string; dimensions: number },
+): Promise<void> {
+  const rows = batches.flatMap(({ entryId, chunks }) =>
+    chunks.map((c) => ({
+      entry_id: entryId,
+      ordinal: c.ordinal,
+      text: c.text,
+      headings: c.headings,
+      language: c.language,
+      content_hash: c.contentHash,
+      embedding: vectorLiteral(c.embedding),
+      length: c.length,
+    })),
+  );
+  if (rows.length === 0) return;
+  const inserted = await tx.query<{ id: number; entry_id: string; ordinal: number }>(
+    `INSERT INTO chunks (entry_id, collection_id, organisation_id, ordinal, text, headings, language,
+       content_hash, model, dims, embedding, length)
+     SELECT x.entry_id, $2, $3, x.ordinal, x.text, x.headings, x.language, x.content_hash, $4, $5,
+       x.embedding::vector, x.length
+     FROM jsonb_to_recordset($1::jsonb) AS x(entry_id uuid, ordinal int, text text, headings text[],
+       language text, content_hash text, embedding text, length int)
+     RETURNING id, entry_id, ordinal`,
+    [JSON.stringify(rows), collectionId, scope.organisationId, embedding.model, embedding.dimensions],
+  );
+
+  const chunkId = new Map(inserted.map((r) => [`${r.entry_id}/${r.ordinal}`, Number(r.id)]));
+  const terms: string[] = [];
+  const ids: number[] = [];
+  const tfs: number[] = [];
+  const df = new Map<string, number>();
+  let totalLength = 0;
+  for (const { entryId, chunks } of batches) {
+    for (const chunk of chunks) {
+      const id = chunkId.get(`${entryId}/${chunk.ordinal}`)!;
+      totalLength += chunk.length;
+      for (const [term, tf] of chunk.terms) {
+        terms.push(term);
+        ids.push(id);
+        tfs.push(tf);
+        df.set(term, (df.get(term) ?? 0) + 1);
+      }
+    }
+  }
+  await tx.query(
+    `INSERT INTO chunk_terms (collection_id, term, chunk_id, tf)
+     SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::int[])`,
+    [collectionId, terms, ids, tfs],
+  );
+  // Sorted so concurrent writers lock statistics rows in the same order (no deadlocks).
+  const dfTerms = [...df.keys()].sort();
+  await tx.query(
+    `INSERT INTO collection_terms (collection_id, term, df)
+     SELECT $1, * FROM unnest($2::text[], $3::int[])
+     ON CONFLICT (collection_id, term) DO UPDATE SET df = collection_terms.df + excluded.df`,
+    [collectionId, dfTerms, dfTerms.map((t) => df.get(t)!)],
+  );
+  await tx.query(
+    `UPDATE collection_stats SET chunk_count = chunk_count + $2, total_length = total_length + $3
+     WHERE collection_id = $1`,
+    [collectionId, rows.length, totalLength],
+  );
+}

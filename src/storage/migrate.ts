@@ -1,0 +1,56 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './db.js';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+// Any constant shared by every Lore process: serialises concurrent starts on one server.
+const LOCK_ID = 7_464_212;
+
+/**
+ * Applies the versioned SQL files in storage/migrations (NNN_name.sql) that have not been
+ * applied yet, each in its own transaction, in order. Safe when several processes start
+ * at once against one PostgreSQL server. Returns the versions it applied.
+ */
+export async function migrate(db: Db): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
+  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`);
+  const applied: string[] = [];
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    const done = new Set(
+      (await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).map((r) => r.version),
+    );
+    for (const file of files) {
+      const version = file.slice(0, 3);
+      if (done.has(version)) continue;
+      const sql = await readFile(MIGRATIONS_DIR + file, 'utf8');
+      for (const statement of splitStatements(sql)) await tx.query(statement);
+      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+      applied.push(version);
+    }
+  });
+  return applied;
+}
+
+/** Splits a migration script on `;` at line ends; migrations avoid `;` inside bodies. */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*$/m)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter((s) => s.length > 0);
+}
+
+/**
+ * Chunks keep embeddings of any dimension; the HNSW index is built per dimension, on an
+ * expression, for the embedder in use. Idempotent; called at start after migrate().
+ */
+export async function ensureVectorIndex(db: Db, dimensions: number): Promise<void> {
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4000) {
+    throw new Error(`Unsupported embedding dimension ${dimensions}`);
+  }
+  await db.exec(
+    `CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw_${dimensions} ON chunks
+       USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`,
+  );
+}

@@ -1,0 +1,32 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import type { Db, Queryable } from './db.js';
+
+/**
+ * Opens the embedded PGlite database in `dataDir` (or in memory when `dataDir` is
+ * undefined) with pgvector loaded. PGlite serialises queries itself; transactions hold
+ * its single connection until they finish.
+ */
+export async function openPglite(dataDir: string | undefined): Promise<Db> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const pg = await PGlite.create(dataDir, { extensions: { vector } });
+  await pg.exec('CREATE EXTENSION IF NOT EXISTS vector');
+
+  const wrap = (q: Pick<PGlite, 'query'>): Queryable => ({
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      const result = await q.query<T>(sql, params as unknown[]);
+      return result.rows;
+    },
+  });
+
+  return {
+    backend: 'pglite',
+    ...wrap(pg),
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    exec: async (sql) => {
+      await pg.exec(sql);
+    },
+    close: () => pg.close(),
+  };
+}

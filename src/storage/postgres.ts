@@ -1,0 +1,43 @@
+import pg from 'pg';
+import type { Db, Queryable } from './db.js';
+
+// Keep int8 and numeric as JS numbers where they fit: counts and ids here stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+/** Connects a pool to a PostgreSQL server that has the `vector` extension available. */
+export async function openPostgres(url: string, max = 10): Promise<Db> {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client that errors (server restart) must not crash the process.
+  pool.on('error', () => {});
+  await pool.query('CREATE EXTENSION IF NOT EXISTS vector');
+
+  const wrap = (client: Pick<pg.Pool, 'query'>): Queryable => ({
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      const result = await client.query(sql, params as unknown[]);
+      return result.rows as T[];
+    },
+  });
+
+  return {
+    backend: 'postgres',
+    ...wrap(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Config } from '../src/config.js';
+import { createContainer, type Container } from '../src/container.js';
+import { hashSecret } from '../src/domain/credentials.js';
+import type { Embedder } from '../src/domain/ports.js';
+import { buildApp, type App } from '../src/http/app.js';
+import { createLocalEmbedder } from '../src/providers/embeddings/local.js';
+import type { Db } from '../src/storage/db.js';
+import { openPglite } from '../src/storage/pglite.js';
+import { openPostgres } from '../src/storage/postgres.js';
+
+export type Backend = 'pglite' | 'postgres';
+
+/** PGlite always; PostgreSQL too when LORE_TEST_DATABASE_URL names a server (as .ci/run does). */
+export function backends(): Backend[] {
+  return process.env.LORE_TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+export const MASTER_KEY = 'test-master-key-0123456789abcdef';
+
+let realEmbedder: Promise<Embedder> | undefined;
+/** The real default model, loaded once per test process. */
+export function defaultEmbedder(): Promise<Embedder> {
+  realEmbedder ??= createLocalEmbedder({ model: 'onnx-community/all-MiniLM-L6-v2-ONNX', dtype: 'q4' });
+  return realEmbedder;
+}
+
+/** A fresh database: in-memory PGlite, or a new database on the test PostgreSQL server. */
+async function freshDb(backend: Backend): Promise<{ db: Db; drop: () => Promise<void> }> {
+  if (backend === 'pglite') return { db: await openPglite(undefined), drop: async () => {} };
+  const serverUrl = process.env.LORE_TEST_DATABASE_URL!;
+  const name = `lore_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const db = await openPostgres(url.toString(), 4);
+  return {
+    db,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export interface Response<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, unknown>;
+}
+
+export interface TestServer {
+  app: App;
+  container: Container;
+  backend: Backend;
+  /** Calls the API as `token` (an API v1 token, the master key, or null for none). */
+  call<T = any>(method: string, url: string, options?: { token?: string | null; body?: unknown; payload?: string; headers?: Record<string, string> }): Promise<Response<T>>;
+  /** Creates an organisation through the admin API; returns its id and API token. */
+  createOrg(name?: string): Promise<{ id: number; token: string; tokenId: string }>;
+  close(): Promise<void>;
+}
+
+/** Starts the real app on a real database (not listening; requests go through inject). */
+export async function startServer(backend: Backend, options: { embedder?: Embedder } = {}): Promise<TestServer> {
+  const { db, drop } = await freshDb(backend);
+  const config: Config = {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: '/nonexistent',
+    databaseUrl: undefined,
+    masterKey: MASTER_KEY,
+    publicUrl: undefined,
+    embeddings: { kind: 'local', model: 'onnx-community/all-MiniLM-L6-v2-ONNX', modelPath: undefined, dtype: 'q4' },
+    logLevel: 'silent',
+    bodyLimit: 10 * 1024 * 1024,
+  };
+  const embedder = options.embedder ?? (await defaultEmbedder());
+  const container = await createContainer(config, { db, embedder, masterKeyHash: hashSecret(MASTER_KEY) });
+  const app = await buildApp(container.deps);
+
+  const call: TestServer['call'] = async (method, url, opts = {}) => {
+    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    if (opts.body !== undefined || opts.payload !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await app.inject({
+      method: method as 'GET',
+      url,
+      headers,
+      payload: opts.payload ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+    });
+    let body: unknown = response.body;
+    if (String(response.headers['content-type'] ?? '').includes('json') && response.body !== '') body = response.json();
+    return { status: response.statusCode, body: body as any, headers: response.headers };
+  };
+
+  return {
+    app,
+    container,
+    backend,
+    call,
+    async createOrg(name = 'Acme') {
+      const res = await call('POST', '/api/v1/admin/organisations', { token: MASTER_KEY, body: { name } });
+      if (res.status !== 201) throw new Error(`createOrg failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.data.id, token: res.body.token, tokenId: res.body.token_id };
+    },
+    async close() {
+      await app.close();
+      await container.close();
+      await drop();
+    },
+  };
+}
+
+export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
