@@ -104,10 +104,10 @@ for (const backend of backends()) {
       assert.deepEqual(res.body.data.map((c: { name: string }) => c.name).slice(0, 3), ['c01', 'c02', 'c03']);
       assert.deepEqual(res.body.meta, { current_page: 1, last_page: 2, per_page: 15, total: 23 });
       assert.deepEqual(res.body.links, {
-        first: 'http://localhost:80/api/v1/collections?page=1&per_page=15',
-        last: 'http://localhost:80/api/v1/collections?page=2&per_page=15',
+        first: 'http://localhost/api/v1/collections?page=1&per_page=15',
+        last: 'http://localhost/api/v1/collections?page=2&per_page=15',
         prev: null,
-        next: 'http://localhost:80/api/v1/collections?page=2&per_page=15',
+        next: 'http://localhost/api/v1/collections?page=2&per_page=15',
       });
     });
 
