@@ -8,7 +8,11 @@ export interface LocalEmbedderOptions {
   /** Folder holding `<model>/` with tokenizer and onnx/ files; default: the model shipped in npm. */
   modelPath?: string | undefined;
   dtype: string;
-  /** Texts per ONNX run; texts are sorted by length first so a batch pads little. */
+  /**
+   * Texts per ONNX run (texts are sorted by length first so a batch pads little). Default
+   * 1: on a 2-core CPU one text per run is the fastest (measured: 31 vs 22 chunks/s at batch
+   * 32, for 180-token chunks) and uses the least memory.
+   */
   batchSize?: number;
 }
 
@@ -31,7 +35,7 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
   });
   const probe = await extractor('probe', { pooling: 'mean', normalize: true });
   const dimensions = probe.dims.at(-1) ?? 0;
-  const batchSize = options.batchSize ?? 32;
+  const batchSize = options.batchSize ?? 1;
 
   return {
     model: `${options.model}:${options.dtype}`,
