@@ -225,6 +225,16 @@ for (const backend of backends()) {
       assert.equal(res.body.meta.total, await count('SELECT count(*)::int AS n FROM entries WHERE collection_id = $1', [collection]));
     });
 
+    it('lists entries in the order they were written, batches included', async () => {
+      const fresh = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Ordered' } })).body.data.id;
+      const entries = Array.from({ length: 8 }, (_, i) => ({ raw_text: `Ordered ${i}`, source_type: 'o', source_id: `o${i}` }));
+      await server.call('POST', `/api/v1/collections/${fresh}/entries/batch`, { token, body: { entries } });
+      const page1 = await server.call('GET', `/api/v1/collections/${fresh}/entries?per_page=5`, { token });
+      const page2 = await server.call('GET', `/api/v1/collections/${fresh}/entries?per_page=5&page=2`, { token });
+      const ids = [...page1.body.data, ...page2.body.data].map((e: { source_id: string }) => e.source_id);
+      assert.deepEqual(ids, entries.map((e) => e.source_id));
+    });
+
     it('validates sizes and types with field keys', async () => {
       const res = await server.call('POST', base(), {
         token,

@@ -14,7 +14,7 @@ export function createCollectionRepository(db: Db): CollectionRepository {
       );
       const items = await db.query<Collection>(
         `SELECT ${COLUMNS} FROM collections WHERE organisation_id = $1
-         ORDER BY created_at, id LIMIT $2 OFFSET $3`,
+         ORDER BY seq LIMIT $2 OFFSET $3`,
         [scope.organisationId, perPage, (page - 1) * perPage],
       );
       return { items, total: count!.total, page, perPage };

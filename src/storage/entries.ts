@@ -17,7 +17,7 @@ export function createEntryRepository(db: Db, embeddingModel: { model: string; d
       );
       const items = await db.query<Entry>(
         `SELECT ${COLUMNS} FROM entries WHERE collection_id = $1 AND organisation_id = $2
-         ORDER BY created_at, id LIMIT $3 OFFSET $4`,
+         ORDER BY seq LIMIT $3 OFFSET $4`,
         [collectionId, scope.organisationId, perPage, (page - 1) * perPage],
       );
       return { items, total: count!.total, page, perPage };

@@ -22,15 +22,18 @@ CREATE INDEX api_tokens_organisation ON api_tokens (organisation_id);
 
 CREATE TABLE collections (
   id              uuid        PRIMARY KEY,
+  seq             bigint      GENERATED ALWAYS AS IDENTITY,
   organisation_id integer     NOT NULL REFERENCES organisations(id) ON DELETE CASCADE,
   name            text        NOT NULL,
   created_at      timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at      timestamptz NOT NULL DEFAULT clock_timestamp()
 );
-CREATE INDEX collections_organisation ON collections (organisation_id, created_at, id);
+-- Lists are in creation order; `seq` breaks ties between rows created in the same instant.
+CREATE INDEX collections_organisation ON collections (organisation_id, seq);
 
 CREATE TABLE entries (
   id              uuid        PRIMARY KEY,
+  seq             bigint      GENERATED ALWAYS AS IDENTITY,
   organisation_id integer     NOT NULL REFERENCES organisations(id) ON DELETE CASCADE,
   collection_id   uuid        NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
   title           text,
@@ -43,7 +46,7 @@ CREATE TABLE entries (
   created_at      timestamptz NOT NULL DEFAULT clock_timestamp(),
   updated_at      timestamptz NOT NULL DEFAULT clock_timestamp()
 );
-CREATE INDEX entries_collection ON entries (collection_id, created_at, id);
+CREATE INDEX entries_collection ON entries (collection_id, seq);
 -- Upsert identity: (source_type, source_id) is unique within a collection when both are set.
 CREATE UNIQUE INDEX entries_source ON entries (collection_id, source_type, source_id)
   WHERE source_type IS NOT NULL AND source_id IS NOT NULL;
