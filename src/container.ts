@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { createCollectionService } from './domain/collections.js';
 import { createEntryService } from './domain/entries.js';
 import { createIngestion } from './domain/ingestion.js';
+import { createIntegrationService } from './domain/integrations.js';
 import { createOrganisationService } from './domain/organisations.js';
 import type { Embedder } from './domain/ports.js';
 import type { AppDeps } from './http/app.js';
@@ -10,6 +11,7 @@ import { createOpenAIEmbedder } from './providers/embeddings/openai.js';
 import { createCollectionRepository } from './storage/collections.js';
 import type { Db } from './storage/db.js';
 import { createEntryRepository } from './storage/entries.js';
+import { createIntegrationRepository } from './storage/integrations.js';
 import { ensureVectorIndex, migrate } from './storage/migrate.js';
 import { createOrganisationRepository } from './storage/organisations.js';
 import { openPglite } from './storage/pglite.js';
@@ -48,6 +50,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     organisations: createOrganisationService({ organisations: organisationRepository }),
     collections: createCollectionService({ collections: collectionRepository }),
     entries: createEntryService({ collections: collectionRepository, entries: entryRepository, ingestion }),
+    integrations: createIntegrationService({ integrations: createIntegrationRepository(db) }),
     ready: () => true,
   };
   return { deps, db, embedder, close: () => db.close() };

@@ -63,3 +63,18 @@ export interface PreparedChunk {
   length: number;
   embedding: Float32Array;
 }
+
+export type IntegrationType = 'chatbot' | 'search_box' | 'custom';
+
+export interface Integration {
+  id: string;
+  name: string;
+  project: string | null;
+  type: IntegrationType;
+  allowed_domains: string[] | null;
+  is_active: boolean;
+  settings: JsonObject;
+  collection_ids: string[];
+  created_at: string;
+  updated_at: string;
+}

@@ -1,4 +1,4 @@
-import type { Collection, Entry, EntryFields, Organisation, PreparedChunk, Scope } from './model.js';
+import type { Collection, Entry, EntryFields, Integration, IntegrationType, JsonObject, Organisation, PreparedChunk, Scope } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
 
 /**
@@ -84,4 +84,25 @@ export interface EntryRepository {
   write(scope: Scope, collectionId: string, writes: readonly EntryWrite[]): Promise<EntryWriteResult[]>;
   delete(scope: Scope, collectionId: string, entryId: string): Promise<boolean>;
   deleteBySource(scope: Scope, collectionId: string, sourceType: string, sourceId: string): Promise<boolean>;
+}
+
+export interface IntegrationRecord {
+  name: string;
+  project: string | null;
+  type: IntegrationType;
+  allowed_domains: string[] | null;
+  is_active: boolean;
+  settings: JsonObject;
+  collection_ids: string[];
+}
+
+export interface IntegrationRepository {
+  list(scope: Scope, page: PageRequest, filters: { type?: string; project?: string }): Promise<Page<Integration>>;
+  get(scope: Scope, id: string): Promise<Integration | null>;
+  create(scope: Scope, id: string, record: IntegrationRecord): Promise<Integration>;
+  /** Replaces every field; null when not found. */
+  update(scope: Scope, id: string, record: IntegrationRecord): Promise<Integration | null>;
+  delete(scope: Scope, id: string): Promise<boolean>;
+  /** The subset of `ids` that are collections of this organisation. */
+  ownedCollections(scope: Scope, ids: readonly string[]): Promise<Set<string>>;
 }

@@ -7,6 +7,7 @@ import addFormats from 'ajv-formats';
 import type { Config } from '../config.js';
 import type { CollectionService } from '../domain/collections.js';
 import type { EntryService } from '../domain/entries.js';
+import type { IntegrationService } from '../domain/integrations.js';
 import type { OrganisationService } from '../domain/organisations.js';
 import { tokenAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
@@ -14,6 +15,7 @@ import { adminRoutes } from './routes/admin.js';
 import { collectionRoutes } from './routes/collections.js';
 import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
+import { integrationRoutes } from './routes/integrations.js';
 
 /** What the HTTP layer needs: services and a few settings. Built by the container. */
 export interface AppDeps {
@@ -21,6 +23,7 @@ export interface AppDeps {
   organisations: OrganisationService;
   collections: CollectionService;
   entries: EntryService;
+  integrations: IntegrationService;
   masterKeyHash: Uint8Array;
   /** Resolves when the database is migrated and models are loaded. */
   ready: () => boolean;
@@ -83,6 +86,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
         v1.addHook('onRequest', tokenAuth(deps.organisations));
         collectionRoutes(v1);
         entryRoutes(v1);
+        integrationRoutes(v1);
       });
     },
     { prefix: '/api/v1' },

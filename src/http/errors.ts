@@ -81,6 +81,8 @@ function describe(field: string, issue: AjvIssue): string | null {
       return `The ${field} field must not have more than ${p.limit} keys.`;
     case 'enum':
       return `The selected ${field} is invalid.`;
+    case 'pattern':
+      return `The ${field} field format is invalid.`;
     case 'format':
       return `The ${field} field must be a valid ${p.format}.`;
     case 'anyOf':
