@@ -3,6 +3,7 @@ import { createCollectionService } from './domain/collections.js';
 import { createEntryService } from './domain/entries.js';
 import { createIngestion } from './domain/ingestion.js';
 import { createIntegrationService } from './domain/integrations.js';
+import { createSearchService } from './domain/search.js';
 import { createOrganisationService } from './domain/organisations.js';
 import type { Embedder } from './domain/ports.js';
 import type { AppDeps } from './http/app.js';
@@ -12,6 +13,7 @@ import { createCollectionRepository } from './storage/collections.js';
 import type { Db } from './storage/db.js';
 import { createEntryRepository } from './storage/entries.js';
 import { createIntegrationRepository } from './storage/integrations.js';
+import { createSearchRepository } from './storage/search.js';
 import { ensureVectorIndex, migrate } from './storage/migrate.js';
 import { createOrganisationRepository } from './storage/organisations.js';
 import { openPglite } from './storage/pglite.js';
@@ -43,6 +45,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const collectionRepository = createCollectionRepository(db);
   const entryRepository = createEntryRepository(db, embedder);
   const ingestion = createIngestion({ embedder, entries: entryRepository });
+  const integrations = createIntegrationService({ integrations: createIntegrationRepository(db) });
 
   const deps: AppDeps = {
     config,
@@ -50,7 +53,8 @@ export async function createContainer(config: Config, options: ContainerOptions)
     organisations: createOrganisationService({ organisations: organisationRepository }),
     collections: createCollectionService({ collections: collectionRepository }),
     entries: createEntryService({ collections: collectionRepository, entries: entryRepository, ingestion }),
-    integrations: createIntegrationService({ integrations: createIntegrationRepository(db) }),
+    integrations,
+    search: createSearchService({ integrations, search: createSearchRepository(db), embedder }),
     ready: () => true,
   };
   return { deps, db, embedder, close: () => db.close() };

@@ -106,3 +106,44 @@ export interface IntegrationRepository {
   /** The subset of `ids` that are collections of this organisation. */
   ownedCollections(scope: Scope, ids: readonly string[]): Promise<Set<string>>;
 }
+
+/** A metadata filter on one key, matched against meta and searchable_meta together. */
+export type MetaFilter =
+  | { key: string; op: 'eq'; values: [string] }
+  | { key: string; op: 'or'; values: string[] }
+  | { key: string; op: 'and'; values: string[] };
+
+export interface ChunkScore {
+  chunkId: number;
+  entryId: string;
+  /** Raw BM25 score (0 when no query term occurs in the chunk). */
+  bm25: number;
+  /** Cosine similarity of the chunk and query embeddings. */
+  cosine: number;
+}
+
+export interface LexicalQuery {
+  terms: readonly string[];
+}
+
+export interface SearchRepository {
+  /**
+   * Candidate chunks of these collections (tenant-checked) passing the filters: the best
+   * `limit` by BM25 and the best `limit` by vector distance, each scored on both signals.
+   * Also returns the BM25 weight of each query term (idf), for normalising.
+   */
+  candidates(
+    scope: Scope,
+    collectionIds: readonly string[],
+    query: { terms: readonly string[]; embedding: Float32Array; dims: number },
+    filters: readonly MetaFilter[],
+    limit: number,
+  ): Promise<{ chunks: ChunkScore[]; idf: Map<string, number>; chunkCount: number }>;
+  /** The entries with these ids, as the API shows them, with the given chunks' text. */
+  entries(scope: Scope, entryIds: readonly string[]): Promise<Entry[]>;
+  chunkTexts(chunkIds: readonly number[]): Promise<Map<number, string>>;
+  /** Distinct languages of the chunks in these collections. */
+  languages(scope: Scope, collectionIds: readonly string[]): Promise<string[]>;
+  logSearch(scope: Scope, row: { integrationId: string; query: string; resultCount: number; topScore: number | null; latencyMs: number }): Promise<void>;
+  recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
+}

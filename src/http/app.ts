@@ -4,11 +4,13 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import addFormats from 'ajv-formats';
+import qs from 'qs';
 import type { Config } from '../config.js';
 import type { CollectionService } from '../domain/collections.js';
 import type { EntryService } from '../domain/entries.js';
 import type { IntegrationService } from '../domain/integrations.js';
 import type { OrganisationService } from '../domain/organisations.js';
+import type { SearchService } from '../domain/search.js';
 import { tokenAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
 import { adminRoutes } from './routes/admin.js';
@@ -16,6 +18,7 @@ import { collectionRoutes } from './routes/collections.js';
 import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
 import { integrationRoutes } from './routes/integrations.js';
+import { searchRoutes } from './routes/search.js';
 
 /** What the HTTP layer needs: services and a few settings. Built by the container. */
 export interface AppDeps {
@@ -24,6 +27,7 @@ export interface AppDeps {
   collections: CollectionService;
   entries: EntryService;
   integrations: IntegrationService;
+  search: SearchService;
   masterKeyHash: Uint8Array;
   /** Resolves when the database is migrated and models are loaded. */
   ready: () => boolean;
@@ -46,6 +50,10 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     logger: options.logger ?? false,
     bodyLimit: deps.config.bodyLimit,
     requestIdHeader: 'x-request-id',
+    // Bracket notation (meta[tag][or][]=a, boost[0][field]=…) as PHP/qs parse it, bounded.
+    routerOptions: {
+      querystringParser: (query: string) => qs.parse(query, { depth: 4, arrayLimit: 50, parameterLimit: 200 }),
+    },
     ajv: {
       // All errors at once (every string and array in the schemas is bounded), no type
       // coercion of JSON bodies: `"raw_text": 5` is a 422, not the string "5".
@@ -87,6 +95,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
         collectionRoutes(v1);
         entryRoutes(v1);
         integrationRoutes(v1);
+        searchRoutes(v1);
       });
     },
     { prefix: '/api/v1' },

@@ -195,6 +195,7 @@ async function insertChunks(
   const terms: string[] = [];
   const ids: number[] = [];
   const tfs: number[] = [];
+  const lengths: number[] = [];
   const df = new Map<string, number>();
   let totalLength = 0;
   for (const { entryId, chunks } of batches) {
@@ -205,14 +206,15 @@ async function insertChunks(
         terms.push(term);
         ids.push(id);
         tfs.push(tf);
+        lengths.push(chunk.length);
         df.set(term, (df.get(term) ?? 0) + 1);
       }
     }
   }
   await tx.query(
-    `INSERT INTO chunk_terms (collection_id, term, chunk_id, tf)
-     SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::int[])`,
-    [collectionId, terms, ids, tfs],
+    `INSERT INTO chunk_terms (collection_id, term, chunk_id, tf, length)
+     SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[])`,
+    [collectionId, terms, ids, tfs, lengths],
   );
   // Sorted so concurrent writers lock statistics rows in the same order (no deadlocks).
   const dfTerms = [...df.keys()].sort();

@@ -73,12 +73,14 @@ CREATE TABLE chunks (
 CREATE INDEX chunks_collection ON chunks (collection_id);
 CREATE INDEX chunks_content_hash ON chunks (entry_id, content_hash);
 
--- BM25 postings: term frequency of each term in each chunk.
+-- BM25 postings: term frequency of each term in each chunk, with the chunk's length
+-- (copied here so scoring reads only this table's index).
 CREATE TABLE chunk_terms (
   collection_id uuid    NOT NULL,
   term          text    NOT NULL,
   chunk_id      bigint  NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
   tf            integer NOT NULL,
+  length        integer NOT NULL,
   PRIMARY KEY (collection_id, term, chunk_id)
 );
 CREATE INDEX chunk_terms_chunk ON chunk_terms (chunk_id);

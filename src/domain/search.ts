@@ -1,0 +1,164 @@
+import type { IntegrationService } from './integrations.js';
+import type { Entry, JsonObject, Scope } from './model.js';
+import type { ChunkScore, Embedder, MetaFilter, SearchRepository } from './ports.js';
+import { EmbedderError } from './ports.js';
+import { UnavailableError } from './errors.js';
+import { analyze, detectLanguage } from './text/tokenize.js';
+import { applyBoosts, applySorts, type Boost, type Sort } from './ranking.js';
+import { snippet } from './snippet.js';
+
+export interface SearchParams {
+  query: string;
+  threshold: number;
+  meta: MetaFilter[];
+  boosts: Boost[];
+  sorts: Sort[];
+  page: number;
+  perPage: number;
+}
+
+export type SearchMode = 'hybrid' | 'lexical' | 'vector';
+
+export interface SearchHit extends Entry {
+  score_breakdown: { similarity: number; final_score: number };
+  snippet: string;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  total: number;
+  page: number;
+  perPage: number;
+  summarisable: boolean;
+}
+
+/**
+ * Calibration of the two signals into one `similarity` in [0, 1] (see docs/SEARCH.md):
+ * cosine of all-MiniLM-L6-v2 is mapped linearly from [COS_FLOOR, COS_CEIL] to [0, 1];
+ * BM25 is divided by the score a chunk would get by containing every query term once at
+ * average length (so 1 ≈ "all query words present"), capped at 1. Hybrid similarity is
+ * their weighted mean, so a strong match on either signal alone can pass 0.4.
+ */
+export const CALIBRATION = { cosFloor: 0.15, cosCeil: 0.65, lexicalWeight: 0.5 } as const;
+/** Chunks fetched per signal before fusion. */
+const CANDIDATES = 100;
+/** `summarisable` when the best hit's similarity reaches this. */
+export const SUMMARISABLE_SIMILARITY = 0.5;
+
+export interface SearchService {
+  /**
+   * Hybrid search over the integration's collections. Throws NotFoundError for unknown or
+   * foreign integrations, ForbiddenError for inactive ones, UnavailableError when the
+   * embedder fails. Records the search for analytics without delaying the result.
+   */
+  search(scope: Scope, integrationId: string, params: SearchParams, options?: { mode?: SearchMode }): Promise<SearchResult>;
+  /** Records a click or feedback event for an active integration. */
+  recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
+}
+
+export function createSearchService(deps: {
+  integrations: IntegrationService;
+  search: SearchRepository;
+  embedder: Embedder;
+  log?: (error: unknown) => void;
+}): SearchService {
+  const { integrations, search, embedder } = deps;
+
+  return {
+    async search(scope, integrationId, params, options = {}) {
+      const started = performance.now();
+      const mode = options.mode ?? 'hybrid';
+      const integration = await integrations.getActive(scope, integrationId);
+      const collectionIds = integration.collection_ids;
+
+      let embedding: Float32Array;
+      try {
+        [embedding] = (await embedder.embed([params.query])) as [Float32Array];
+      } catch (error) {
+        if (error instanceof EmbedderError) throw new UnavailableError('The embedding provider is unavailable.');
+        throw error;
+      }
+      const terms = queryTerms(params.query, await search.languages(scope, collectionIds));
+      const { chunks, idf } = collectionIds.length
+        ? await search.candidates(scope, collectionIds, { terms: mode === 'vector' ? [] : terms, embedding, dims: embedder.dimensions }, params.meta, CANDIDATES)
+        : { chunks: [], idf: new Map<string, number>() };
+
+      // Normaliser: every query term present once in a chunk of average length.
+      const ideal = [...idf.values()].reduce((sum, w) => sum + w, 0) + unknownTermsWeight(terms, idf);
+      const best = new Map<string, { chunk: ChunkScore; similarity: number }>();
+      for (const chunk of chunks) {
+        const similarity = score(chunk, ideal, mode);
+        const current = best.get(chunk.entryId);
+        if (!current || similarity > current.similarity) best.set(chunk.entryId, { chunk, similarity });
+      }
+      const passing = [...best.values()].filter((b) => b.similarity >= params.threshold);
+      const entries = new Map((await search.entries(scope, passing.map((p) => p.chunk.entryId))).map((e) => [e.id, e]));
+      let ranked = passing
+        .filter((p) => entries.has(p.chunk.entryId))
+        .map((p) => ({ entry: entries.get(p.chunk.entryId)!, chunkId: p.chunk.chunkId, similarity: p.similarity, final: p.similarity }));
+      ranked.sort((a, b) => b.final - a.final);
+      if (params.boosts.length > 0) ranked = applyBoosts(ranked, params.boosts);
+      if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
+
+      const pageItems = ranked.slice((params.page - 1) * params.perPage, params.page * params.perPage);
+      const texts = await search.chunkTexts(pageItems.map((r) => r.chunkId));
+      const hits: SearchHit[] = pageItems.map((r) => ({
+        ...r.entry,
+        score_breakdown: { similarity: round(r.similarity), final_score: round(r.final) },
+        snippet: snippet(texts.get(r.chunkId) ?? r.entry.raw_text, terms),
+      }));
+      const top = ranked.reduce((max, r) => Math.max(max, r.similarity), 0);
+      const result: SearchResult = {
+        hits,
+        total: ranked.length,
+        page: params.page,
+        perPage: params.perPage,
+        summarisable: ranked.length > 0 && top >= Math.max(SUMMARISABLE_SIMILARITY, params.threshold),
+      };
+      const latencyMs = performance.now() - started;
+      // Analytics must not add latency: written after the response is built, errors only logged.
+      setImmediate(() => {
+        search
+          .logSearch(scope, { integrationId, query: params.query, resultCount: ranked.length, topScore: ranked.length ? top : null, latencyMs })
+          .catch((error) => deps.log?.(error));
+      });
+      return result;
+    },
+
+    async recordEvent(scope, integrationId, eventType, meta) {
+      await integrations.getActive(scope, integrationId);
+      await search.recordEvent(scope, integrationId, eventType, meta);
+    },
+  };
+}
+
+/**
+ * The query's BM25 terms. A query is analysed in its detected language; when that is
+ * unsure, in every language the collections hold, so stems match however the documents
+ * were stemmed.
+ */
+export function queryTerms(query: string, languages: readonly string[]): string[] {
+  const detected = detectLanguage(query);
+  const langs = detected !== 'und' ? [detected] : languages.length > 0 ? languages : ['und'];
+  return [...new Set(langs.flatMap((lang) => analyze(query, lang).terms))];
+}
+
+/** Query terms absent from the index still count in the normaliser, at the highest idf seen. */
+function unknownTermsWeight(terms: readonly string[], idf: Map<string, number>): number {
+  const missing = terms.filter((t) => !idf.has(t)).length;
+  if (missing === 0 || idf.size === 0) return 0;
+  // Several language variants of one word inflate `terms`; count at most half of them.
+  return Math.min(missing, Math.ceil(terms.length / 2)) * Math.max(...idf.values()) * 0.5;
+}
+
+function score(chunk: ChunkScore, ideal: number, mode: SearchMode): number {
+  const { cosFloor, cosCeil, lexicalWeight } = CALIBRATION;
+  const vector = clamp((chunk.cosine - cosFloor) / (cosCeil - cosFloor));
+  const lexical = ideal > 0 ? clamp(chunk.bm25 / ideal) : 0;
+  if (mode === 'vector') return vector;
+  if (mode === 'lexical') return lexical;
+  return lexicalWeight * lexical + (1 - lexicalWeight) * vector;
+}
+
+const clamp = (x: number) => Math.min(1, Math.max(0, x));
+const round = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -1,0 +1,59 @@
+import { Type } from 'typebox';
+import type { App } from '../app.js';
+import { ValidationError } from '../../domain/errors.js';
+import { presentPage } from '../paginate.js';
+import { parseSearchParams } from '../searchParams.js';
+import { Entry, errorResponses, Message, Paginated } from '../schemas.js';
+
+const Params = Type.Object({ integration: Type.String({ maxLength: 64 }) });
+
+const SearchHit = Type.Object({
+  ...Entry.properties,
+  score_breakdown: Type.Object({ similarity: Type.Number(), final_score: Type.Number() }),
+  snippet: Type.String({ description: 'Best passage, HTML-escaped, query terms in <mark>' }),
+});
+const SearchResponse = Type.Object({ ...Paginated(SearchHit).properties, summarisable: Type.Boolean() });
+
+export function searchRoutes(app: App): void {
+  const { search, config } = app.deps;
+  const tags = ['search'];
+
+  app.get('/integrations/:integration/search', {
+    schema: {
+      tags,
+      summary: 'Hybrid semantic search across the integration’s collections',
+      description:
+        'Query parameters: query (required), threshold (0..1, default 0.4), meta[key]=v | meta[key][or][]=v | meta[key][and][]=v, ' +
+        'boost[i][field|type|scale|target|strength] (≤ 3), sort[i][field|direction|type] (≤ 3; not with boost), page, per_page (≤ 50). ' +
+        'boost and sort also accept a JSON array string.',
+      params: Params,
+      querystring: Type.Object({}, { additionalProperties: true }),
+      response: { 200: SearchResponse, 403: Message, 503: Message, ...errorResponses },
+    },
+  }, async (request) => {
+    const params = parseSearchParams(request.query as Record<string, unknown>);
+    const result = await search.search(request.scope, request.params.integration, params);
+    const page = presentPage(request, { items: result.hits, total: result.total, page: result.page, perPage: result.perPage }, config.publicUrl);
+    return { data: page.data, summarisable: result.summarisable, links: page.links, meta: page.meta };
+  });
+
+  app.post('/integrations/:integration/events', {
+    schema: {
+      tags,
+      summary: 'Record a click or feedback event',
+      params: Params,
+      body: Type.Object({
+        event_type: Type.Unsafe<'click' | 'thumbs_up' | 'thumbs_down'>({ type: 'string', enum: ['click', 'thumbs_up', 'thumbs_down'] }),
+        meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { maxProperties: 50 })),
+      }),
+      response: { 200: Type.Object({ ok: Type.Boolean() }), 403: Message, ...errorResponses },
+    },
+  }, async (request) => {
+    const meta = request.body.meta ?? {};
+    if (Buffer.byteLength(JSON.stringify(meta)) > 8_192) {
+      throw ValidationError.field('meta', 'The meta field must not be larger than 8192 bytes as JSON.');
+    }
+    await search.recordEvent(request.scope, request.params.integration, request.body.event_type, meta);
+    return { ok: true };
+  });
+}
