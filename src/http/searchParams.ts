@@ -101,6 +101,7 @@ function parseBoost(b: Record<string, unknown>, path: string, fail: Fail): Boost
   const f = field(b, path, fail);
   const type = oneOf(b.type, ['recency', 'prefer_low', 'prefer_high', 'near_value'] as const, undefined, `${path}.type`, fail);
   const strength = oneOf<Strength>(b.strength, ['low', 'medium', 'high'], 'medium', `${path}.strength`, fail);
+  if (!['recency', 'prefer_low', 'prefer_high', 'near_value'].includes(type)) return { type: 'recency', field: f, scaleMs: 1, strength };
   if (type === 'recency') {
     const scale = b.scale ?? '90d';
     const match = typeof scale === 'string' ? DURATION.exec(scale) : null;

@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { backends, startServer, type TestServer } from './helpers.js';
+
+const DAY = 86_400_000;
+const daysAgo = (n: number) => new Date(Date.now() - n * DAY).toISOString();
+
+const ARTICLES = [
+  { id: 'reset', title: 'Reset your password', text: 'Open Settings, then Security, and choose Reset password. A reset link arrives by e-mail within five minutes.', meta: { published: daysAgo(400), price: 0, level: 'basic' }, searchable_meta: { tags: ['account', 'security'] } },
+  { id: 'invoices', title: 'Download invoices', text: 'Invoices are listed under Billing and History. Each invoice can be downloaded as a PDF file.', meta: { published: daysAgo(3), price: 20, level: 'basic' }, searchable_meta: { tags: ['billing'] } },
+  { id: 'cancel', title: 'Cancel your subscription', text: 'To cancel your subscription go to Billing and press Cancel plan. Refunds for the unused period are prorated.', meta: { published: daysAgo(30), price: 50, level: 'advanced' }, searchable_meta: { tags: ['billing', 'account'] } },
+  { id: 'invoice-vat', title: 'VAT on invoices', text: 'Every invoice shows VAT separately. Business customers can add a VAT number under Billing settings.', meta: { price: 35, level: 'advanced' }, searchable_meta: { tags: ['billing', 'tax'] } },
+  { id: 'api', title: 'API rate limits', text: 'The REST API allows 600 requests per minute per token. Exceeding the limit returns HTTP 429 with Retry-After.', meta: { published: daysAgo(100), price: 10, level: 'advanced' }, searchable_meta: { tags: ['developers'] } },
+];
+
+for (const backend of backends()) {
+  describe(`search [${backend}]`, () => {
+    let server: TestServer;
+    let token: string;
+    let otherToken: string;
+    let integration: string;
+    const search = (qs: string, t = token) => server.call('GET', `/api/v1/integrations/${integration}/search?${qs}`, { token: t });
+    const ids = (res: { body: { data: { source_id: string }[] } }) => res.body.data.map((h) => h.source_id);
+
+    before(async () => {
+      server = await startServer(backend);
+      token = (await server.createOrg('Acme')).token;
+      otherToken = (await server.createOrg('Other')).token;
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Help' } })).body.data.id;
+      const entries = ARTICLES.map((a) => ({ source_type: 'article', source_id: a.id, title: a.title, raw_text: a.text, meta: a.meta, searchable_meta: a.searchable_meta }));
+      await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } });
+      integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Box', collection_ids: [collection] } })).body.data.id;
+    });
+    after(() => server.close());
+
+    it('finds the matching entry first, with scores and a marked snippet', async () => {
+      const res = await search('query=how+do+I+reset+my+password');
+      assert.equal(res.status, 200);
+      assert.deepEqual(Object.keys(res.body).sort(), ['data', 'links', 'meta', 'summarisable']);
+      const top = res.body.data[0];
+      assert.equal(top.source_id, 'reset');
+      assert.deepEqual(Object.keys(top).sort(), [
+        'collection_id', 'created_at', 'id', 'meta', 'raw_text', 'score_breakdown', 'searchable_meta', 'snippet', 'source_id', 'source_type', 'source_url', 'title', 'updated_at',
+      ]);
+      assert.deepEqual(Object.keys(top.score_breakdown).sort(), ['final_score', 'similarity']);
+      for (const hit of res.body.data) {
+        assert.ok(hit.score_breakdown.similarity >= 0.4 && hit.score_breakdown.similarity <= 1);
+      }
+      const finals = res.body.data.map((h: { score_breakdown: { final_score: number } }) => h.score_breakdown.final_score);
+      assert.deepEqual(finals, [...finals].sort((a, b) => b - a));
+      assert.match(top.snippet, /<mark>[Rr]eset<\/mark>/);
+      assert.equal(res.body.summarisable, true);
+    });
+
+    it('applies the threshold: nothing for an unrelated query, everything at 0', async () => {
+      const unrelated = await search('query=banana+smoothie+recipe+with+mango');
+      assert.equal(unrelated.status, 200);
+      assert.deepEqual(unrelated.body.data, []);
+      assert.equal(unrelated.body.summarisable, false);
+      assert.equal(unrelated.body.meta.total, 0);
+      const all = await search('query=banana+smoothie+recipe+with+mango&threshold=0');
+      assert.equal(all.body.data.length, ARTICLES.length);
+      assert.equal(all.body.summarisable, false);
+      const strict = await search('query=invoice&threshold=0.999');
+      assert.ok(strict.body.data.length < (await search('query=invoice&threshold=0')).body.data.length);
+    });
+
+    it('rejects bad parameters with 422 and field keys', async () => {
+      const cases: [string, string[]][] = [
+        ['', ['query']],
+        ['query=x&threshold=1.5', ['threshold']],
+        ['query=x&threshold=abc', ['threshold']],
+        ['query=x&boost[0][field]=price&boost[0][type]=recency&sort[0][field]=price&sort[0][direction]=asc', ['boost', 'sort']],
+        ['query=x&boost[0][field]=a&boost[0][type]=recency&boost[1][field]=a&boost[1][type]=recency&boost[2][field]=a&boost[2][type]=recency&boost[3][field]=a&boost[3][type]=recency', ['boost']],
+        ['query=x&boost[0][field]=price&boost[0][type]=prefer_low', ['boost.0.scale']],
+        ['query=x&boost[0][field]=price&boost[0][type]=near_value&boost[0][scale]=5', ['boost.0.target']],
+        ['query=x&boost[0][field]=published&boost[0][type]=recency&boost[0][scale]=soon', ['boost.0.scale']],
+        ['query=x&boost[0][type]=teleport&boost[0][strength]=max', ['boost.0.field', 'boost.0.type', 'boost.0.strength']],
+        ['query=x&sort[0][field]=price&sort[0][direction]=up&sort[0][type]=money', ['sort.0.direction', 'sort.0.type']],
+        ['query=x&sort=not-json', ['sort']],
+        ['query=x&meta=plain', ['meta']],
+        ['query=x&meta[tags][xor][]=a', ['meta.tags']],
+        [`query=${'x'.repeat(1001)}`, ['query']],
+      ];
+      for (const [qs, keys] of cases) {
+        const res = await search(qs);
+        assert.equal(res.status, 422, qs);
+        assert.deepEqual(Object.keys(res.body.errors).sort(), [...keys].sort(), qs);
+        assert.equal(typeof res.body.message, 'string');
+      }
+    });
+
+    it('filters on meta and searchable_meta: exact, or, and; keys combined with AND', async () => {
+      const billing = await search('query=billing&threshold=0&meta[tags]=billing');
+      assert.deepEqual(ids(billing).sort(), ['cancel', 'invoice-vat', 'invoices']);
+      const either = await search('query=billing&threshold=0&meta[tags][or][]=tax&meta[tags][or][]=developers');
+      assert.deepEqual(ids(either).sort(), ['api', 'invoice-vat']);
+      const both = await search('query=billing&threshold=0&meta[tags][and][]=billing&meta[tags][and][]=account');
+      assert.deepEqual(ids(both), ['cancel']);
+      const twoKeys = await search('query=billing&threshold=0&meta[tags]=billing&meta[level]=advanced');
+      assert.deepEqual(ids(twoKeys).sort(), ['cancel', 'invoice-vat']);
+      const number = await search('query=billing&threshold=0&meta[price]=20');
+      assert.deepEqual(ids(number), ['invoices']);
+      const none = await search('query=billing&threshold=0&meta[level]=expert');
+      assert.deepEqual(none.body.data, []);
+    });
+
+    it('sorts replace relevance; entries without the field come last', async () => {
+      const byPrice = await search('query=invoice&threshold=0&sort[0][field]=price&sort[0][direction]=asc&sort[0][type]=number');
+      assert.deepEqual(ids(byPrice), ['reset', 'api', 'invoices', 'invoice-vat', 'cancel']);
+      const newest = await search('query=invoice&threshold=0&sort[0][field]=published&sort[0][direction]=desc&sort[0][type]=date');
+      assert.deepEqual(ids(newest), ['invoices', 'cancel', 'api', 'reset', 'invoice-vat']);
+      const oldest = await search('query=invoice&threshold=0&sort[0][field]=published&sort[0][direction]=asc&sort[0][type]=date');
+      assert.deepEqual(ids(oldest), ['reset', 'api', 'cancel', 'invoices', 'invoice-vat']);
+      const json = await search(`query=invoice&threshold=0&sort=${encodeURIComponent(JSON.stringify([{ field: 'level', direction: 'desc' }, { field: 'price', direction: 'asc', type: 'number' }]))}`);
+      assert.deepEqual(ids(json), ['reset', 'invoices', 'api', 'invoice-vat', 'cancel']);
+    });
+
+    it('boosts adjust relevance without replacing it', async () => {
+      const plain = await search('query=invoice+pdf+download&threshold=0');
+      const boosted = await search('query=invoice+pdf+download&threshold=0&boost[0][field]=published&boost[0][type]=recency&boost[0][scale]=7d&boost[0][strength]=high');
+      assert.equal(ids(plain)[0], 'invoices');
+      assert.equal(ids(boosted)[0], 'invoices', 'the recent, relevant entry stays first');
+      for (const hit of boosted.body.data) assert.ok(hit.score_breakdown.final_score <= hit.score_breakdown.similarity + 1e-9);
+      const vat = (r: typeof plain) => r.body.data.find((h: { source_id: string }) => h.source_id === 'invoice-vat').score_breakdown;
+      assert.ok(vat(boosted).final_score < vat(plain).final_score, 'no date: weighted down like the worst fit');
+      assert.equal(vat(boosted).similarity, vat(plain).similarity);
+
+      const cheap = await search('query=billing&threshold=0&boost[0][field]=price&boost[0][type]=prefer_low&boost[0][scale]=10&boost[0][strength]=high');
+      const pricey = await search('query=billing&threshold=0&boost[0][field]=price&boost[0][type]=prefer_high&boost[0][scale]=10&boost[0][strength]=high');
+      const rank = (r: typeof plain, id: string) => ids(r).indexOf(id);
+      assert.ok(rank(cheap, 'cancel') > rank(pricey, 'cancel'), 'prefer_high moves the expensive entry up');
+      const near = await search(`query=billing&threshold=0&boost=${encodeURIComponent(JSON.stringify([{ field: 'price', type: 'near_value', target: 35, scale: 5, strength: 'high' }]))}`);
+      assert.equal(near.status, 200);
+      const vatNear = near.body.data.find((h: { source_id: string }) => h.source_id === 'invoice-vat').score_breakdown;
+      assert.ok(Math.abs(vatNear.final_score - vatNear.similarity) < 1e-6, 'exactly on target: unchanged');
+    });
+
+    it('paginates with per_page capped at 50', async () => {
+      const page = await search('query=billing&threshold=0&per_page=2&page=2');
+      assert.equal(page.body.data.length, 2);
+      assert.deepEqual(page.body.meta, { current_page: 2, last_page: 3, per_page: 2, total: 5 });
+      const big = await search('query=billing&threshold=0&per_page=500');
+      assert.equal(big.body.meta.per_page, 50);
+    });
+
+    it('records searches and events; refuses both when inactive', async () => {
+      await search('query=analytics+probe');
+      await new Promise((r) => setTimeout(r, 50));
+      const logged = await server.container.db.query<{ query: string; result_count: number; latency_ms: number }>(
+        "SELECT query, result_count, latency_ms FROM search_log WHERE query = 'analytics probe'",
+      );
+      assert.equal(logged.length, 1);
+      assert.ok(logged[0]!.latency_ms > 0);
+
+      const click = await server.call('POST', `/api/v1/integrations/${integration}/events`, { token, body: { event_type: 'click', meta: { url: 'https://example.com/a' } } });
+      assert.deepEqual([click.status, click.body], [200, { ok: true }]);
+      for (const body of [{ event_type: 'hover', meta: {} }, { meta: {} }, { event_type: 'click', meta: 'x' }]) {
+        assert.equal((await server.call('POST', `/api/v1/integrations/${integration}/events`, { token, body })).status, 422);
+      }
+      const stored = await server.container.db.query<{ event_type: string }>('SELECT event_type FROM integration_events WHERE integration_id = $1', [integration]);
+      assert.deepEqual(stored.map((e) => e.event_type), ['click']);
+
+      await server.call('PATCH', `/api/v1/integrations/${integration}`, { token, body: { is_active: false } });
+      try {
+        const refused = await search('query=billing');
+        assert.deepEqual([refused.status, refused.body], [403, { message: 'This integration is inactive.' }]);
+        const event = await server.call('POST', `/api/v1/integrations/${integration}/events`, { token, body: { event_type: 'thumbs_up', meta: {} } });
+        assert.equal(event.status, 403);
+      } finally {
+        await server.call('PATCH', `/api/v1/integrations/${integration}`, { token, body: { is_active: true } });
+      }
+    });
+
+    it('never searches another organisation’s integration', async () => {
+      const res = await search('query=billing', otherToken);
+      assert.deepEqual([res.status, res.body], [404, { message: 'Integration not found.' }]);
+      const event = await server.call('POST', `/api/v1/integrations/${integration}/events`, { token: otherToken, body: { event_type: 'click', meta: {} } });
+      assert.equal(event.status, 404);
+    });
+  });
+}
