@@ -126,10 +126,15 @@ for (const backend of backends()) {
       assert.ok(vat(boosted).final_score < vat(plain).final_score, 'no date: weighted down like the worst fit');
       assert.equal(vat(boosted).similarity, vat(plain).similarity);
 
-      const cheap = await search('query=billing&threshold=0&boost[0][field]=price&boost[0][type]=prefer_low&boost[0][scale]=10&boost[0][strength]=high');
-      const pricey = await search('query=billing&threshold=0&boost[0][field]=price&boost[0][type]=prefer_high&boost[0][scale]=10&boost[0][strength]=high');
-      const rank = (r: typeof plain, id: string) => ids(r).indexOf(id);
-      assert.ok(rank(cheap, 'cancel') > rank(pricey, 'cancel'), 'prefer_high moves the expensive entry up');
+      const cheap = await search('query=account&threshold=0&boost[0][field]=price&boost[0][type]=prefer_low&boost[0][scale]=10&boost[0][strength]=high');
+      const pricey = await search('query=account&threshold=0&boost[0][field]=price&boost[0][type]=prefer_high&boost[0][scale]=10&boost[0][strength]=high');
+      const fit = (r: typeof plain, id: string) => {
+        const s = r.body.data.find((h: { source_id: string }) => h.source_id === id).score_breakdown;
+        return s.final_score / s.similarity;
+      };
+      assert.ok(fit(pricey, 'cancel') > fit(cheap, 'cancel'), 'prefer_high favours the expensive entry');
+      assert.ok(fit(cheap, 'reset') > fit(pricey, 'reset'), 'prefer_low favours the free entry');
+      assert.ok(fit(cheap, 'reset') > fit(cheap, 'cancel'));
       const near = await search(`query=billing&threshold=0&boost=${encodeURIComponent(JSON.stringify([{ field: 'price', type: 'near_value', target: 35, scale: 5, strength: 'high' }]))}`);
       assert.equal(near.status, 200);
       const vatNear = near.body.data.find((h: { source_id: string }) => h.source_id === 'invoice-vat').score_breakdown;
