@@ -69,10 +69,6 @@ export function createEntryService(deps: {
     }
   }
 
-  async function prepareAll(scope: Scope, collectionId: string, fields: EntryFields[]) {
-    return ingestion.prepare(scope, collectionId, fields);
-  }
-
   return {
     async list(scope, collectionId, page) {
       await requireCollection(scope, collectionId);
@@ -82,7 +78,7 @@ export function createEntryService(deps: {
     async create(scope, collectionId, input) {
       const fields = normalise(input, '');
       await requireCollection(scope, collectionId);
-      const [chunks] = await prepareAll(scope, collectionId, [fields]);
+      const [chunks] = await ingestion.prepare(scope, collectionId, [fields]);
       const [result] = await write(scope, collectionId, [{ kind: 'create', id: randomUUID(), fields, chunks: chunks! }]);
       return result!.entry;
     },
@@ -90,7 +86,7 @@ export function createEntryService(deps: {
     async upsert(scope, collectionId, input) {
       const fields = normalise(input, '', { requireSource: true });
       await requireCollection(scope, collectionId);
-      const [chunks] = await prepareAll(scope, collectionId, [fields]);
+      const [chunks] = await ingestion.prepare(scope, collectionId, [fields]);
       const [result] = await write(scope, collectionId, [{ kind: 'upsert', id: randomUUID(), fields, chunks: chunks! }]);
       return result!;
     },
@@ -117,7 +113,7 @@ export function createEntryService(deps: {
       });
       if (Object.keys(errors).length > 0) throw new ValidationError(errors);
       await requireCollection(scope, collectionId);
-      const chunks = await prepareAll(scope, collectionId, fields);
+      const chunks = await ingestion.prepare(scope, collectionId, fields);
       const results = await write(
         scope,
         collectionId,
@@ -136,7 +132,7 @@ export function createEntryService(deps: {
         fields.title !== current.title ||
         fields.raw_text !== current.raw_text ||
         JSON.stringify(fields.searchable_meta) !== JSON.stringify(current.searchable_meta);
-      const chunks = reindex ? (await prepareAll(scope, collectionId, [fields]))[0]! : null;
+      const chunks = reindex ? (await ingestion.prepare(scope, collectionId, [fields]))[0]! : null;
       const [result] = await write(scope, collectionId, [{ kind: 'update', id: entryId, fields, chunks }]);
       if (!result) throw new NotFoundError('Entry');
       return result.entry;

@@ -1,4 +1,4 @@
-import type { Collection, Entry, EntryFields, Integration, IntegrationType, JsonObject, Organisation, PreparedChunk, Scope } from './model.js';
+import type { Collection, Entry, EntryFields, Integration, JsonObject, Organisation, PreparedChunk, Scope } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
 
 /**
@@ -86,15 +86,8 @@ export interface EntryRepository {
   deleteBySource(scope: Scope, collectionId: string, sourceType: string, sourceId: string): Promise<boolean>;
 }
 
-export interface IntegrationRecord {
-  name: string;
-  project: string | null;
-  type: IntegrationType;
-  allowed_domains: string[] | null;
-  is_active: boolean;
-  settings: JsonObject;
-  collection_ids: string[];
-}
+/** An integration's writable state. */
+export type IntegrationRecord = Omit<Integration, 'id' | 'created_at' | 'updated_at'>;
 
 export interface IntegrationRepository {
   list(scope: Scope, page: PageRequest, filters: { type?: string; project?: string }): Promise<Page<Integration>>;
