@@ -1,0 +1,192 @@
+/**
+ * Search quality: nDCG@10 and Recall@100 for BM25 only, vectors only and hybrid, on
+ * SciFact (train qrels) and XQuAD (12 languages, plus English questions against each other
+ * language's corpus), and how the default threshold 0.4 behaves. Corpora are ingested
+ * through the HTTP API; queries go to the search service in-process (the same code the
+ * route calls) so the three modes can be compared.
+ *
+ *   npm run bench:quality                         # everything (PGlite in a temporary folder)
+ *   npm run bench:quality -- --only xquad --langs de,zh --queries 200
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { createContainer, createEmbedder } from '../src/container.js';
+import { hashSecret } from '../src/domain/credentials.js';
+import type { SearchMode } from '../src/domain/search.js';
+import { buildApp } from '../src/http/app.js';
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    langs: { type: 'string', default: 'ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh' },
+    queries: { type: 'string', default: '0' },
+    data: { type: 'string', default: path.resolve('../shared/data') },
+  },
+});
+const maxQueries = Number(values.queries) || Infinity;
+const langs = values.langs.split(',');
+const MODES: SearchMode[] = ['lexical', 'vector', 'hybrid'];
+
+const jsonl = <T>(file: string): T[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+function qrels(file: string): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const line of readFileSync(file, 'utf8').trim().split('\n').slice(1)) {
+    const [q, d, s] = line.split('\t');
+    if (!out.has(q!)) out.set(q!, new Map());
+    out.get(q!)!.set(d!, Number(s));
+  }
+  return out;
+}
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lore-quality-'));
+const config = loadConfig({ ...process.env, LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent' });
+const masterKey = 'bench-master-key-0123456789abcdef';
+const embedder = await createEmbedder(config);
+const container = await createContainer(config, { embedder, masterKeyHash: hashSecret(masterKey) });
+const app = await buildApp(container.deps);
+const url = await app.listen({ port: 0, host: '127.0.0.1' });
+const started = performance.now();
+
+async function call(method: string, route: string, token: string, body?: unknown) {
+  const response = await fetch(url + route, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  return response.status === 204 ? null : (response.json() as Promise<any>);
+}
+
+const org = await call('POST', '/api/v1/admin/organisations', masterKey, { name: `quality-${Date.now()}` });
+const scope = { organisationId: org.data.id as number };
+
+interface Doc { _id: string; title: string; text: string }
+/** Ingests a corpus into a new collection over HTTP; returns an integration searching it. */
+async function ingest(name: string, docs: Doc[]): Promise<string> {
+  const collection = (await call('POST', '/api/v1/collections', org.token, { name })).data.id;
+  const batches: Doc[][] = [];
+  for (let i = 0; i < docs.length; i += 50) batches.push(docs.slice(i, i + 50));
+  let next = 0;
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (next < batches.length) {
+        const entries = batches[next++]!.map((d) => ({ title: d.title, raw_text: d.text, source_type: 'doc', source_id: d._id }));
+        await call('POST', `/api/v1/collections/${collection}/entries/batch`, org.token, { entries });
+      }
+    }),
+  );
+  return (await call('POST', '/api/v1/integrations', org.token, { type: 'custom', name, collection_ids: [collection] })).data.id;
+}
+
+interface Run { ndcg: number; recall: number }
+interface Judged { id: string; text: string; relevant: Map<string, number> }
+const calibration = { relevantFound: 0, relevantAbove: 0, negatives: 0, negativesAbove: 0 };
+
+/** Top 100 source ids (two pages of 50) with similarities. */
+async function retrieve(integration: string, query: string, mode: SearchMode) {
+  const hits: { id: string; similarity: number }[] = [];
+  for (const page of [1, 2]) {
+    const result = await container.deps.search.search(scope, integration, { query, threshold: 0, meta: [], boosts: [], sorts: [], page, perPage: 50 }, { mode });
+    hits.push(...result.hits.map((h) => ({ id: h.source_id!, similarity: h.score_breakdown.similarity })));
+    if (page * 50 >= result.total) break;
+  }
+  return hits;
+}
+
+function ndcg10(ranked: string[], relevant: Map<string, number>): number {
+  const dcg = ranked.slice(0, 10).reduce((sum, id, i) => sum + (relevant.get(id) ?? 0) / Math.log2(i + 2), 0);
+  const ideal = [...relevant.values()].sort((a, b) => b - a).slice(0, 10).reduce((sum, g, i) => sum + g / Math.log2(i + 2), 0);
+  return ideal > 0 ? dcg / ideal : 0;
+}
+
+async function evaluate(integration: string, queries: Judged[], calibrate: boolean): Promise<Record<SearchMode, Run>> {
+  const out = {} as Record<SearchMode, Run>;
+  for (const mode of MODES) {
+    let ndcg = 0;
+    let recall = 0;
+    for (const q of queries) {
+      const hits = await retrieve(integration, q.text, mode);
+      const ids = hits.map((h) => h.id);
+      ndcg += ndcg10(ids, q.relevant);
+      recall += ids.filter((id) => q.relevant.has(id)).length / q.relevant.size;
+      if (calibrate && mode === 'hybrid') {
+        for (const h of hits) {
+          if (!q.relevant.has(h.id)) continue;
+          calibration.relevantFound++;
+          if (h.similarity >= 0.4) calibration.relevantAbove++;
+        }
+      }
+    }
+    out[mode] = { ndcg: ndcg / queries.length, recall: recall / queries.length };
+  }
+  return out;
+}
+
+async function negatives(integration: string, queries: string[]) {
+  for (const q of queries) {
+    const [top] = await retrieve(integration, q, 'hybrid');
+    calibration.negatives++;
+    if (top && top.similarity >= 0.4) calibration.negativesAbove++;
+  }
+}
+
+const rows: { name: string; runs: Record<SearchMode, Run>; queries: number }[] = [];
+const judged = (queriesFile: string, qrelsFile: string): Judged[] => {
+  const rel = qrels(qrelsFile);
+  return jsonl<{ _id: string; text: string }>(queriesFile)
+    .filter((q) => rel.has(q._id))
+    .slice(0, maxQueries)
+    .map((q) => ({ id: q._id, text: q.text, relevant: rel.get(q._id)! }));
+};
+
+let scifact: string | undefined;
+if (values.only !== 'xquad') {
+  const base = path.join(values.data, 'scifact');
+  scifact = await ingest('scifact', jsonl<Doc>(path.join(base, 'corpus.jsonl')));
+  const queries = judged(path.join(base, 'queries.jsonl'), path.join(base, 'qrels/train.tsv'));
+  rows.push({ name: 'scifact (train)', runs: await evaluate(scifact, queries, true), queries: queries.length });
+  console.error(`scifact done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+}
+
+if (values.only !== 'scifact') {
+  const english = judged(path.join(values.data, 'xquad/en/queries.jsonl'), path.join(values.data, 'xquad/en/qrels/test.tsv'));
+  const integrations = new Map<string, string>();
+  for (const lang of langs) {
+    const base = path.join(values.data, 'xquad', lang);
+    integrations.set(lang, await ingest(`xquad-${lang}`, jsonl<Doc>(path.join(base, 'corpus.jsonl'))));
+    const queries = judged(path.join(base, 'queries.jsonl'), path.join(base, 'qrels/test.tsv'));
+    rows.push({ name: `xquad ${lang}`, runs: await evaluate(integrations.get(lang)!, queries, true), queries: queries.length });
+    console.error(`xquad ${lang} done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  for (const lang of langs.filter((l) => l !== 'en')) {
+    rows.push({ name: `xquad en→${lang}`, runs: await evaluate(integrations.get(lang)!, english, false), queries: english.length });
+  }
+  // Unrelated queries: scientific claims against Wikipedia paragraphs, and the reverse.
+  if (integrations.has('en')) {
+    const claims = jsonl<{ text: string }>(path.join(values.data, 'scifact/queries.jsonl')).slice(0, 200).map((q) => q.text);
+    await negatives(integrations.get('en')!, claims);
+  }
+  if (scifact) await negatives(scifact, english.slice(0, 200).map((q) => q.text));
+}
+
+const pct = (x: number) => x.toFixed(3);
+console.log(`\n${'dataset'.padEnd(18)} ${'queries'.padStart(7)}   ${'nDCG@10 bm25 / vector / hybrid'.padEnd(30)}   R@100 bm25 / vector / hybrid`);
+for (const { name, runs, queries } of rows) {
+  const n = MODES.map((m) => pct(runs[m].ndcg)).join('  ');
+  const r = MODES.map((m) => pct(runs[m].recall)).join('  ');
+  console.log(`${name.padEnd(18)} ${String(queries).padStart(7)}   ${n.padEnd(30)}   ${r}`);
+}
+console.log(
+  `\nthreshold 0.4: ${((calibration.relevantAbove / Math.max(1, calibration.relevantFound)) * 100).toFixed(1)} % of retrieved relevant documents pass it;` +
+    ` ${((calibration.negativesAbove / Math.max(1, calibration.negatives)) * 100).toFixed(1)} % of ${calibration.negatives} unrelated queries have a top hit passing it`,
+);
+console.log(`elapsed ${((performance.now() - started) / 1000).toFixed(0)} s, backend ${container.db.backend}`);
+mkdirSync('bench/results', { recursive: true });
+writeFileSync('bench/results/quality.json', JSON.stringify({ rows, calibration }, null, 2));
+
+await app.close();
+await container.close();
+rmSync(dataDir, { recursive: true, force: true });
