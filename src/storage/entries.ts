@@ -8,7 +8,23 @@ const COLUMNS = `id, collection_id, title, raw_text, meta, searchable_meta, sour
 
 const UNIQUE_VIOLATION = '23505';
 
+/**
+ * PGlite has no autovacuum, so planner statistics go stale as chunks are written and the
+ * planner stops using the HNSW index (measured: 327 ms exact scan vs 14 ms HNSW at 13k
+ * chunks). Re-analyse after every ANALYZE_EVERY written chunks, off the request path.
+ */
+const ANALYZE_EVERY = 2_000;
+
 export function createEntryRepository(db: Db, embeddingModel: { model: string; dimensions: number }): EntryRepository {
+  let writtenSinceAnalyze = ANALYZE_EVERY / 20;
+  const noteWritten = (chunks: number) => {
+    if (db.backend !== 'pglite') return;
+    writtenSinceAnalyze += chunks;
+    if (writtenSinceAnalyze < ANALYZE_EVERY) return;
+    writtenSinceAnalyze = 0;
+    setImmediate(() => void db.exec('ANALYZE chunks; ANALYZE chunk_terms; ANALYZE collection_terms').catch(() => {}));
+  };
+
   return {
     async list(scope, collectionId, { page, perPage }) {
       const [count] = await db.query<{ total: number }>(
@@ -52,6 +68,7 @@ export function createEntryRepository(db: Db, embeddingModel: { model: string; d
     },
 
     async write(scope, collectionId, writes) {
+      noteWritten(writes.reduce((n, w) => n + (w.chunks?.length ?? 0), 0));
       return db.transaction(async (tx) => {
         const results: EntryWriteResult[] = [];
         const reindex: { entryId: string; chunks: PreparedChunk[]; existed: boolean }[] = [];
