@@ -7,15 +7,11 @@
  *   DATABASE_URL=postgres://… npm run bench:ingest
  *   npm run bench:ingest -- --docs 500 --concurrency 2
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
-import { createContainer, createEmbedder } from '../src/container.js';
-import { hashSecret } from '../src/domain/credentials.js';
 import { draftChunks } from '../src/domain/ingestion.js';
-import { buildApp } from '../src/http/app.js';
+import { startLore } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,26 +28,9 @@ const corpus = docs.slice(0, limit);
 const batches: Doc[][] = [];
 for (let i = 0; i < corpus.length; i += 50) batches.push(corpus.slice(i, i + 50));
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lore-bench-'));
-const config = loadConfig({ ...process.env, LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent' });
-const masterKey = 'bench-master-key-0123456789abcdef';
-const embedder = await createEmbedder(config);
-const container = await createContainer(config, { embedder, masterKeyHash: hashSecret(masterKey) });
-const app = await buildApp(container.deps);
-const url = await app.listen({ port: 0, host: '127.0.0.1' });
-
-async function call(method: string, route: string, token: string, body?: unknown) {
-  const response = await fetch(url + route, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-  return response.status === 204 ? null : (response.json() as Promise<any>);
-}
-
-const org = await call('POST', '/api/v1/admin/organisations', masterKey, { name: `bench-${Date.now()}` });
-const collection = (await call('POST', '/api/v1/collections', org.token, { name: 'scifact' })).data.id;
+const lore = await startLore('bench-ingest');
+const { embedder, container, call } = lore;
+const collection = (await call('POST', '/api/v1/collections', { name: 'scifact' })).data.id;
 const toEntry = (d: Doc) => ({ title: d.title, raw_text: d.text, source_type: 'scifact', source_id: d._id });
 
 // Warm up the model so neither side pays its first-run cost.
@@ -65,7 +44,7 @@ await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (next < batches.length) {
       const batch = batches[next++]!;
-      await call('POST', `/api/v1/collections/${collection}/entries/batch`, org.token, { entries: batch.map(toEntry) });
+      await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries: batch.map(toEntry) });
     }
   }),
 );
@@ -98,7 +77,5 @@ const rows: [string, string][] = [
 ];
 for (const [k, v] of rows) console.log(`${k.padEnd(26)} ${v}`);
 
-await call('DELETE', `/api/v1/collections/${collection}`, org.token);
-await app.close();
-await container.close();
-rmSync(dataDir, { recursive: true, force: true });
+await call('DELETE', `/api/v1/collections/${collection}`);
+await lore.close();

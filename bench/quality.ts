@@ -8,15 +8,11 @@
  *   npm run bench:quality                         # everything (PGlite in a temporary folder)
  *   npm run bench:quality -- --only xquad --langs de,zh --queries 200
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
-import { createContainer, createEmbedder } from '../src/container.js';
-import { hashSecret } from '../src/domain/credentials.js';
 import type { SearchMode } from '../src/domain/search.js';
-import { buildApp } from '../src/http/app.js';
+import { startLore } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -41,32 +37,14 @@ function qrels(file: string): Map<string, Map<string, number>> {
   return out;
 }
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lore-quality-'));
-const config = loadConfig({ ...process.env, LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent' });
-const masterKey = 'bench-master-key-0123456789abcdef';
-const embedder = await createEmbedder(config);
-const container = await createContainer(config, { embedder, masterKeyHash: hashSecret(masterKey) });
-const app = await buildApp(container.deps);
-const url = await app.listen({ port: 0, host: '127.0.0.1' });
+const lore = await startLore('bench-quality');
+const { container, call, scope } = lore;
 const started = performance.now();
-
-async function call(method: string, route: string, token: string, body?: unknown) {
-  const response = await fetch(url + route, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-  return response.status === 204 ? null : (response.json() as Promise<any>);
-}
-
-const org = await call('POST', '/api/v1/admin/organisations', masterKey, { name: `quality-${Date.now()}` });
-const scope = { organisationId: org.data.id as number };
 
 interface Doc { _id: string; title: string; text: string }
 /** Ingests a corpus into a new collection over HTTP; returns an integration searching it. */
 async function ingest(name: string, docs: Doc[]): Promise<string> {
-  const collection = (await call('POST', '/api/v1/collections', org.token, { name })).data.id;
+  const collection = (await call('POST', '/api/v1/collections', { name })).data.id;
   const batches: Doc[][] = [];
   for (let i = 0; i < docs.length; i += 50) batches.push(docs.slice(i, i + 50));
   let next = 0;
@@ -74,11 +52,11 @@ async function ingest(name: string, docs: Doc[]): Promise<string> {
     [0, 1].map(async () => {
       while (next < batches.length) {
         const entries = batches[next++]!.map((d) => ({ title: d.title, raw_text: d.text, source_type: 'doc', source_id: d._id }));
-        await call('POST', `/api/v1/collections/${collection}/entries/batch`, org.token, { entries });
+        await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries });
       }
     }),
   );
-  return (await call('POST', '/api/v1/integrations', org.token, { type: 'custom', name, collection_ids: [collection] })).data.id;
+  return (await call('POST', '/api/v1/integrations', { type: 'custom', name, collection_ids: [collection] })).data.id;
 }
 
 interface Run { ndcg: number; recall: number }
@@ -187,6 +165,4 @@ console.log(`elapsed ${((performance.now() - started) / 1000).toFixed(0)} s, bac
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/quality.json', JSON.stringify({ rows, calibration }, null, 2));
 
-await app.close();
-await container.close();
-rmSync(dataDir, { recursive: true, force: true });
+await lore.close();
