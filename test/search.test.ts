@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { backends, startServer, type TestServer } from './helpers.js';
 
@@ -12,6 +13,10 @@ const ARTICLES = [
   { id: 'invoice-vat', title: 'VAT on invoices', text: 'Every invoice shows VAT separately. Business customers can add a VAT number under Billing settings.', meta: { price: 35, level: 'advanced' }, searchable_meta: { tags: ['billing', 'tax'] } },
   { id: 'api', title: 'API rate limits', text: 'The REST API allows 600 requests per minute per token. Exceeding the limit returns HTTP 429 with Retry-After.', meta: { published: daysAgo(100), price: 10, level: 'advanced' }, searchable_meta: { tags: ['developers'] } },
 ];
+
+/** Three XQuAD paragraphs and a question on each, in Chinese, Thai, German and Russian. */
+const XQUAD: { languages: Record<string, { paragraphs: { id: string; text: string }[]; questions: { paragraph: string; text: string }[] }> } =
+  JSON.parse(readFileSync(new URL('./fixtures/xquad-sample.json', import.meta.url), 'utf8'));
 
 for (const backend of backends()) {
   describe(`search [${backend}]`, () => {
@@ -174,6 +179,24 @@ for (const backend of backends()) {
         assert.equal(event.status, 403);
       } finally {
         await server.call('PATCH', `/api/v1/integrations/${integration}`, { token, body: { is_active: true } });
+      }
+    });
+
+    it('finds passages in Chinese, Thai, German and Russian (segmentation, stemming, folding)', async () => {
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'XQuAD sample' } })).body.data.id;
+      const entries = Object.entries(XQUAD.languages).flatMap(([lang, { paragraphs }]) =>
+        paragraphs.map((p) => ({ source_type: lang, source_id: p.id, raw_text: p.text })),
+      );
+      await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } });
+      const multilingual = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'custom', name: 'XQuAD', collection_ids: [collection] } })).body.data.id;
+      for (const [lang, { questions }] of Object.entries(XQUAD.languages)) {
+        for (const question of questions) {
+          const res = await server.call('GET', `/api/v1/integrations/${multilingual}/search?query=${encodeURIComponent(question.text)}`, { token });
+          assert.equal(res.status, 200);
+          const top = res.body.data[0];
+          assert.deepEqual([top?.source_type, top?.source_id], [lang, question.paragraph], `${lang}: ${question.text}`);
+          assert.match(top.snippet, /<mark>/, `${lang}: the snippet marks the matched words`);
+        }
       }
     });
 

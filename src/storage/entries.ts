@@ -167,13 +167,22 @@ async function removeChunks(tx: Queryable, collectionId: string, entryIds: reado
     [collectionId, entryIds],
   );
   await tx.query('DELETE FROM collection_terms WHERE collection_id = $1 AND df <= 0', [collectionId]);
-  await tx.query(
-    `WITH gone AS (DELETE FROM chunks WHERE entry_id = ANY($2::uuid[]) RETURNING length)
-     UPDATE collection_stats SET chunk_count = chunk_count - (SELECT count(*) FROM gone),
-       total_length = total_length - (SELECT coalesce(sum(length), 0) FROM gone)
-     WHERE collection_id = $1`,
-    [collectionId, entryIds],
+  const gone = await tx.query<{ language: string; n: number; length: number }>(
+    `WITH gone AS (DELETE FROM chunks WHERE entry_id = ANY($1::uuid[]) RETURNING language, length)
+     SELECT language, count(*)::int AS n, coalesce(sum(length), 0)::int AS length FROM gone GROUP BY language ORDER BY language`,
+    [entryIds],
   );
+  if (gone.length === 0) return;
+  await tx.query(
+    `UPDATE collection_stats SET chunk_count = chunk_count - $2, total_length = total_length - $3 WHERE collection_id = $1`,
+    [collectionId, gone.reduce((n, g) => n + g.n, 0), gone.reduce((n, g) => n + g.length, 0)],
+  );
+  await tx.query(
+    `UPDATE collection_languages l SET chunk_count = l.chunk_count - g.n
+     FROM unnest($2::text[], $3::int[]) AS g(language, n) WHERE l.collection_id = $1 AND l.language = g.language`,
+    [collectionId, gone.map((g) => g.language), gone.map((g) => g.n)],
+  );
+  await tx.query('DELETE FROM collection_languages WHERE collection_id = $1 AND chunk_count <= 0', [collectionId]);
 }
 
 /** Inserts chunks, their postings and the statistics they add, in a few set-based statements. */
@@ -245,5 +254,14 @@ async function insertChunks(
     `UPDATE collection_stats SET chunk_count = chunk_count + $2, total_length = total_length + $3
      WHERE collection_id = $1`,
     [collectionId, rows.length, totalLength],
+  );
+  const languages = new Map<string, number>();
+  for (const row of rows) languages.set(row.language, (languages.get(row.language) ?? 0) + 1);
+  const languageKeys = [...languages.keys()].sort();
+  await tx.query(
+    `INSERT INTO collection_languages (collection_id, language, chunk_count)
+     SELECT $1, * FROM unnest($2::text[], $3::int[])
+     ON CONFLICT (collection_id, language) DO UPDATE SET chunk_count = collection_languages.chunk_count + excluded.chunk_count`,
+    [collectionId, languageKeys, languageKeys.map((l) => languages.get(l)!)],
   );
 }

@@ -51,7 +51,8 @@ export function createSearchRepository(db: Db): SearchRepository {
 
     async languages(scope, collectionIds) {
       const rows = await db.query<{ language: string }>(
-        'SELECT DISTINCT language FROM chunks WHERE organisation_id = $1 AND collection_id = ANY($2::uuid[])',
+        `SELECT DISTINCT l.language FROM collection_languages l JOIN collections c ON c.id = l.collection_id
+         WHERE c.organisation_id = $1 AND l.collection_id = ANY($2::uuid[]) ORDER BY l.language`,
         [scope.organisationId, collectionIds],
       );
       return rows.map((r) => r.language);
