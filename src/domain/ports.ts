@@ -140,3 +140,57 @@ export interface SearchRepository {
   logSearch(scope: Scope, row: { integrationId: string; query: string; resultCount: number; topScore: number | null; latencyMs: number }): Promise<void>;
   recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
 }
+
+// Answer providers
+
+export interface AnswerMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface AnswerRequest {
+  /** Built by the domain: the system prompt (persona, instructions, locale, numbered passages), then the turns. */
+  messages: AnswerMessage[];
+  /** Upper bound on generated tokens; default 1024. */
+  maxTokens?: number;
+  /** Sampling temperature; default 0.2. */
+  temperature?: number;
+}
+
+/**
+ * One step of a streamed answer: text in order, then exactly one `end`. Usage counts are
+ * always integers (0 when the provider did not report them).
+ */
+export type AnswerChunk =
+  | { type: 'text'; delta: string }
+  | { type: 'end'; reason: string; usage: { promptTokens: number; completionTokens: number } };
+
+/** Generates an answer, streamed (the extractive default, OpenAI-compatible, Anthropic, …). */
+export interface AnswerProvider {
+  /** Who answers, e.g. 'openai' or 'anthropic'; shown as stream_start.provider. */
+  readonly provider: string;
+  readonly model: string;
+  /**
+   * Streams the answer. Throws ProviderError before the first chunk when the provider fails
+   * (and mid-stream when it fails later); stops promptly, rejecting with `signal.reason`,
+   * when `signal` aborts.
+   */
+  stream(request: AnswerRequest, signal: AbortSignal): AsyncIterable<AnswerChunk>;
+}
+
+/**
+ * An answer provider failed. `status` is what a request that had not started streaming
+ * answers with: 503 when the provider is unavailable, overloaded, timed out or still
+ * rate-limiting after retries; 502 when it rejected the request or answered malformed.
+ * The message is safe to show a client; the provider's own words are kept in `cause`.
+ */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly status: 502 | 503,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'ProviderError';
+  }
+}
