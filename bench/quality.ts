@@ -63,15 +63,10 @@ interface Run { ndcg: number; recall: number }
 interface Judged { id: string; text: string; relevant: Map<string, number> }
 const calibration = { relevantFound: 0, relevantAbove: 0, negatives: 0, negativesAbove: 0 };
 
-/** Top 100 source ids (two pages of 50) with similarities. */
+/** Top 100 source ids with similarities (one page of 100: the service is called in-process, so the HTTP cap of 50 does not apply). */
 async function retrieve(integration: string, query: string, mode: SearchMode) {
-  const hits: { id: string; similarity: number }[] = [];
-  for (const page of [1, 2]) {
-    const result = await container.deps.search.search(scope, integration, { query, threshold: 0, meta: [], boosts: [], sorts: [], page, perPage: 50 }, { mode });
-    hits.push(...result.hits.map((h) => ({ id: h.source_id!, similarity: h.score_breakdown.similarity })));
-    if (page * 50 >= result.total) break;
-  }
-  return hits;
+  const result = await container.deps.search.search(scope, integration, { query, threshold: 0, meta: [], boosts: [], sorts: [], page: 1, perPage: 100 }, { mode });
+  return result.hits.map((h) => ({ id: h.source_id!, similarity: h.score_breakdown.similarity }));
 }
 
 function ndcg10(ranked: string[], relevant: Map<string, number>): number {

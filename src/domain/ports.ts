@@ -132,10 +132,12 @@ export interface SearchRepository {
     filters: readonly MetaFilter[],
     limit: number,
   ): Promise<{ chunks: ChunkScore[]; idf: Map<string, number>; chunkCount: number }>;
-  /** The entries with these ids, as the API shows them, with the given chunks' text. */
+  /** The entries with these ids, as the API shows them. */
   entries(scope: Scope, entryIds: readonly string[]): Promise<Entry[]>;
+  /** Only the metadata of these entries (what boosts and sorts read), keyed by id. */
+  entryFields(scope: Scope, entryIds: readonly string[]): Promise<Map<string, Pick<Entry, 'meta' | 'searchable_meta'>>>;
   chunkTexts(chunkIds: readonly number[]): Promise<Map<number, string>>;
-  /** Distinct languages of the chunks in these collections. */
+  /** Distinct languages of the chunks in these collections (from statistics, not a scan). */
   languages(scope: Scope, collectionIds: readonly string[]): Promise<string[]>;
   logSearch(scope: Scope, row: { integrationId: string; query: string; resultCount: number; topScore: number | null; latencyMs: number }): Promise<void>;
   recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
@@ -151,6 +153,12 @@ export interface AnswerMessage {
 export interface AnswerRequest {
   /** Built by the domain: the system prompt (persona, instructions, locale, numbered passages), then the turns. */
   messages: AnswerMessage[];
+  /** The question to answer (for chat: the visitor's message, possibly with earlier turns' context appended by the domain). */
+  question: string;
+  /** Numbered passages the answer may cite as [ref]; the same ones the prompt in `messages` carries. */
+  passages: { ref: number; title: string | null; url: string | null; text: string }[];
+  /** Preferred response language (BCP 47), when known. */
+  locale?: string;
   /** Upper bound on generated tokens; default 1024. */
   maxTokens?: number;
   /** Sampling temperature; default 0.2. */

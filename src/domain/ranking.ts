@@ -1,5 +1,8 @@
 import type { Entry } from './model.js';
 
+/** What boosts and sorts read of an entry. */
+export type EntryFields = Pick<Entry, 'meta' | 'searchable_meta'>;
+
 /** Boosts adjust relevance; sorts replace it (SPEC.md "Search"). */
 export type Boost =
   | { type: 'recency'; field: string; scaleMs: number; strength: Strength }
@@ -13,7 +16,8 @@ export interface Sort {
 }
 
 export interface Ranked {
-  entry: Entry;
+  entryId: string;
+  fields: EntryFields;
   chunkId: number;
   similarity: number;
   final: number;
@@ -26,7 +30,7 @@ export interface Ranked {
 export const STRENGTH: Record<Strength, number> = { low: 0.15, medium: 0.3, high: 0.5 };
 
 /** Value of a boost/sort field: `meta` first, then `searchable_meta`; undefined when absent. */
-export function fieldValue(entry: Entry, field: string): unknown {
+export function fieldValue(entry: EntryFields, field: string): unknown {
   if (Object.hasOwn(entry.meta, field)) return entry.meta[field];
   if (Object.hasOwn(entry.searchable_meta, field)) return entry.searchable_meta[field];
   return undefined;
@@ -50,7 +54,7 @@ const decay = (distance: number, scale: number) => Math.pow(0.5, Math.max(0, dis
  * Fit of an entry to one boost, in [0, 1]. An entry without a usable value for the field
  * gets 0: it keeps its relevance weighted down by the boost's strength, like the worst fit.
  */
-export function boostFactor(entry: Entry, boost: Boost, now = Date.now()): number {
+export function boostFactor(entry: EntryFields, boost: Boost, now = Date.now()): number {
   const raw = fieldValue(entry, boost.field);
   if (boost.type === 'recency') {
     const t = asDate(raw);
@@ -68,13 +72,13 @@ export function boostFactor(entry: Entry, boost: Boost, now = Date.now()): numbe
   }
 }
 
-export function applyBoosts(items: Ranked[], boosts: readonly Boost[], now = Date.now()): Ranked[] {
+export function applyBoosts<T extends Ranked>(items: T[], boosts: readonly Boost[], now = Date.now()): T[] {
   return items
     .map((item) => {
       let final = item.similarity;
       for (const boost of boosts) {
         const w = STRENGTH[boost.strength];
-        final *= 1 - w + w * boostFactor(item.entry, boost, now);
+        final *= 1 - w + w * boostFactor(item.fields, boost, now);
       }
       return { ...item, final };
     })
@@ -86,9 +90,9 @@ export function applyBoosts(items: Ranked[], boosts: readonly Boost[], now = Dat
  * not parse as the sort's type) come after those that have it, in either direction, and
  * ties fall back to relevance.
  */
-export function applySorts(items: Ranked[], sorts: readonly Sort[]): Ranked[] {
+export function applySorts<T extends Ranked>(items: T[], sorts: readonly Sort[]): T[] {
   const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-  const key = (entry: Entry, sort: Sort): number | string | undefined => {
+  const key = (entry: EntryFields, sort: Sort): number | string | undefined => {
     const raw = fieldValue(entry, sort.field);
     if (sort.type === 'date') return asDate(raw);
     if (sort.type === 'number') return asNumber(raw);
@@ -96,8 +100,8 @@ export function applySorts(items: Ranked[], sorts: readonly Sort[]): Ranked[] {
   };
   return [...items].sort((a, b) => {
     for (const sort of sorts) {
-      const x = key(a.entry, sort);
-      const y = key(b.entry, sort);
+      const x = key(a.fields, sort);
+      const y = key(b.fields, sort);
       if (x === undefined && y === undefined) continue;
       if (x === undefined) return 1;
       if (y === undefined) return -1;

@@ -4,7 +4,7 @@ import type { ChunkScore, Embedder, MetaFilter, SearchRepository } from './ports
 import { EmbedderError } from './ports.js';
 import { UnavailableError } from './errors.js';
 import { analyze, detectLanguage } from './text/tokenize.js';
-import { applyBoosts, applySorts, type Boost, type Sort } from './ranking.js';
+import { applyBoosts, applySorts, type Boost, type EntryFields, type Ranked, type Sort } from './ranking.js';
 import { snippet } from './snippet.js';
 
 export interface SearchParams {
@@ -51,6 +51,8 @@ export function lexicalWeight(language: string): number {
   if (['de', 'es', 'fr', 'it', 'nl', 'pt', 'ro', 'tr', 'vi', 'sv', 'da', 'no', 'fi', 'hu', 'und'].includes(language)) return 0.65;
   return 0.85;
 }
+/** Placeholder metadata for ranking without boosts or sorts (nothing reads it). */
+const NO_FIELDS: EntryFields = Object.freeze({ meta: {}, searchable_meta: {} });
 /** Chunks fetched per signal before fusion. */
 const CANDIDATES = 100;
 /** `summarisable` when the best hit's similarity reaches this. */
@@ -105,21 +107,33 @@ export function createSearchService(deps: {
         if (!current || similarity > current.similarity) best.set(chunk.entryId, { chunk, similarity });
       }
       const passing = [...best.values()].filter((b) => b.similarity >= params.threshold);
-      const entries = new Map((await search.entries(scope, passing.map((p) => p.chunk.entryId))).map((e) => [e.id, e]));
-      let ranked = passing
-        .filter((p) => entries.has(p.chunk.entryId))
-        .map((p) => ({ entry: entries.get(p.chunk.entryId)!, chunkId: p.chunk.chunkId, similarity: p.similarity, final: p.similarity }));
+      let ranked: Ranked[] = passing.map((p) => ({ entryId: p.chunk.entryId, chunkId: p.chunk.chunkId, similarity: p.similarity, final: p.similarity, fields: NO_FIELDS }));
       ranked.sort((a, b) => b.final - a.final);
-      if (params.boosts.length > 0) ranked = applyBoosts(ranked, params.boosts);
-      if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
+      if (params.boosts.length > 0 || params.sorts.length > 0) {
+        // Only boosts and sorts need metadata, and only they read it for every candidate.
+        const fields = await search.entryFields(scope, ranked.map((r) => r.entryId));
+        ranked = ranked.filter((r) => fields.has(r.entryId)).map((r) => ({ ...r, fields: fields.get(r.entryId)! }));
+        if (params.boosts.length > 0) ranked = applyBoosts(ranked, params.boosts);
+        if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
+      }
 
       const pageItems = ranked.slice((params.page - 1) * params.perPage, params.page * params.perPage);
-      const texts = await search.chunkTexts(pageItems.map((r) => r.chunkId));
-      const hits: SearchHit[] = pageItems.map((r) => ({
-        ...r.entry,
-        score_breakdown: { similarity: round(r.similarity), final_score: round(r.final) },
-        snippet: snippet(texts.get(r.chunkId) ?? r.entry.raw_text, terms),
-      }));
+      const [pageEntries, texts] = await Promise.all([
+        search.entries(scope, pageItems.map((r) => r.entryId)),
+        search.chunkTexts(pageItems.map((r) => r.chunkId)),
+      ]);
+      const entries = new Map(pageEntries.map((e) => [e.id, e]));
+      // An entry deleted since its chunks were scored is left out.
+      const hits: SearchHit[] = pageItems
+        .filter((r) => entries.has(r.entryId))
+        .map((r) => {
+          const entry = entries.get(r.entryId)!;
+          return {
+            ...entry,
+            score_breakdown: { similarity: round(r.similarity), final_score: round(r.final) },
+            snippet: snippet(texts.get(r.chunkId) ?? entry.raw_text, terms),
+          };
+        });
       const top = ranked.reduce((max, r) => Math.max(max, r.similarity), 0);
       const result: SearchResult = {
         hits,

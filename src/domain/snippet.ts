@@ -1,4 +1,4 @@
-import { analyze, detectLanguage } from './text/tokenize.js';
+import { analyzedWords, detectLanguage } from './text/tokenize.js';
 
 const MAX_SNIPPET = 240;
 
@@ -9,14 +9,10 @@ const MAX_SNIPPET = 240;
  */
 export function snippet(text: string, queryTerms: readonly string[]): string {
   const wanted = new Set(queryTerms);
-  const words: { start: number; end: number; hit: boolean }[] = [];
-  const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
   const body = text.length > 20_000 ? text.slice(0, 20_000) : text;
-  const language = detectLanguage(body);
-  for (const s of segmenter.segment(body)) {
-    if (!s.isWordLike) continue;
-    const hit = analyze(s.segment, language).terms.some((t) => wanted.has(t));
-    words.push({ start: s.index, end: s.index + s.segment.length, hit });
+  const words: { start: number; end: number; hit: boolean }[] = [];
+  for (const w of analyzedWords(body, detectLanguage(body))) {
+    words.push({ start: w.start, end: w.end, hit: w.terms.some((t) => wanted.has(t)) });
   }
   // Window start with the most hits within MAX_SNIPPET characters.
   let bestStart = 0;

@@ -14,3 +14,10 @@ export interface Db extends Queryable {
   readonly backend: 'pglite' | 'postgres';
   close(): Promise<void>;
 }
+
+/**
+ * Session settings for pgvector's HNSW scans, set on every connection: enough candidates
+ * for the search's 100 nearest chunks, and iterative scans so metadata filters cannot
+ * starve a result (pgvector ≥ 0.8).
+ */
+export const HNSW_SETTINGS = { 'hnsw.ef_search': '100', 'hnsw.iterative_scan': 'relaxed_order' } as const;

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import type { Db, Queryable } from './db.js';
+import { HNSW_SETTINGS, type Db, type Queryable } from './db.js';
 
 /**
  * Opens the embedded PGlite database in `dataDir` (or in memory when `dataDir` is
@@ -12,6 +12,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const pg = await PGlite.create(dataDir, { extensions: { vector } });
   await pg.exec('CREATE EXTENSION IF NOT EXISTS vector');
+  for (const [name, value] of Object.entries(HNSW_SETTINGS)) await pg.query('SELECT set_config($1, $2, false)', [name, value]);
 
   const wrap = (q: Pick<PGlite, 'query'>): Queryable => ({
     async query<T>(sql: string, params: readonly unknown[] = []) {

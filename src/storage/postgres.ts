@@ -1,12 +1,13 @@
 import pg from 'pg';
-import type { Db, Queryable } from './db.js';
+import { HNSW_SETTINGS, type Db, type Queryable } from './db.js';
 
 // Keep int8 and numeric as JS numbers where they fit: counts and ids here stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 /** Connects a pool to a PostgreSQL server that has the `vector` extension available. */
 export async function openPostgres(url: string, max = 10): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: url, max });
+  const options = Object.entries(HNSW_SETTINGS).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+  const pool = new pg.Pool({ connectionString: url, max, options });
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', () => {});
   await pool.query('CREATE EXTENSION IF NOT EXISTS vector');

@@ -1,4 +1,4 @@
-import type { Entry } from '../domain/model.js';
+import type { Entry, JsonObject } from '../domain/model.js';
 import type { ChunkScore, MetaFilter, SearchRepository } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
 import { iso, vectorLiteral } from './sql.js';
@@ -27,12 +27,7 @@ function filterSql(filter: MetaFilter, params: unknown[]): string {
 export function createSearchRepository(db: Db): SearchRepository {
   return {
     async candidates(scope, collectionIds, query, filters, limit) {
-      return db.transaction(async (tx) => {
-        // Filtered HNSW scans keep looking until enough rows pass (pgvector ≥ 0.8).
-        await tx.query(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, limit))}`);
-        await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-        return candidates(tx, scope.organisationId, collectionIds, query, filters, limit);
-      });
+      return candidates(db, scope.organisationId, collectionIds, query, filters, limit);
     },
 
     async entries(scope, entryIds) {
@@ -41,6 +36,15 @@ export function createSearchRepository(db: Db): SearchRepository {
         scope.organisationId,
         entryIds,
       ]);
+    },
+
+    async entryFields(scope, entryIds) {
+      if (entryIds.length === 0) return new Map();
+      const rows = await db.query<{ id: string; meta: JsonObject; searchable_meta: JsonObject }>(
+        'SELECT id, meta, searchable_meta FROM entries WHERE organisation_id = $1 AND id = ANY($2::uuid[])',
+        [scope.organisationId, entryIds],
+      );
+      return new Map(rows.map((r) => [r.id, { meta: r.meta, searchable_meta: r.searchable_meta }]));
     },
 
     async chunkTexts(chunkIds) {
@@ -77,81 +81,80 @@ export function createSearchRepository(db: Db): SearchRepository {
   };
 }
 
+/**
+ * The candidates of one search, in two independent statements (run side by side on a
+ * server): the best `limit` chunks by BM25, each with its cosine, and the best `limit` by
+ * vector distance (HNSW with the session settings HNSW_SETTINGS of db.ts), each with its BM25 read from
+ * the postings' primary key. No transaction: a concurrent write can at worst shift a score.
+ */
 async function candidates(
-  tx: Queryable,
+  db: Queryable,
   organisationId: number,
   collectionIds: readonly string[],
   query: { terms: readonly string[]; embedding: Float32Array; dims: number },
   filters: readonly MetaFilter[],
   limit: number,
 ) {
-  const params: unknown[] = [organisationId, collectionIds];
+  const dims = query.dims;
+  if (!Number.isInteger(dims) || dims < 1 || dims > 4000) throw new Error(`Unsupported embedding dimension ${dims}`);
+  const limitValue = Math.max(1, Math.min(1000, Math.floor(limit)));
+
+  // Collection statistics and document frequencies, in one round trip.
+  const [stats] = await db.query<{ n: number; avgdl: number; terms: string[] | null; dfs: number[] | null }>(
+    `WITH cols AS (SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[])),
+       s AS (SELECT coalesce(sum(chunk_count), 0)::int AS n,
+               coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
+             FROM collection_stats WHERE collection_id IN (SELECT id FROM cols)),
+       d AS (SELECT term, sum(df)::int AS df FROM collection_terms
+             WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[]) GROUP BY term)
+     SELECT s.n, s.avgdl, (SELECT array_agg(term) FROM d) AS terms, (SELECT array_agg(df) FROM d) AS dfs FROM s`,
+    [organisationId, collectionIds, query.terms],
+  );
+  const { n, avgdl } = stats!;
+  const idf = new Map<string, number>();
+  (stats!.terms ?? []).forEach((term, i) => {
+    const df = stats!.dfs![i]!;
+    if (n > 0) idf.set(term, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+  });
+
+  // $1 organisation, $2 collections, $3 terms, $4 idf, $5 avgdl, $6 query vector, then filters.
+  const params: unknown[] = [organisationId, collectionIds, [...idf.keys()], [...idf.values()], avgdl, vectorLiteral(query.embedding)];
   const filterWhere = filters.map((f) => filterSql(f, params)).join(' AND ');
   const entryFilter = filters.length > 0 ? `AND EXISTS (SELECT 1 FROM entries e WHERE e.id = c.entry_id AND ${filterWhere})` : '';
+  const tfNorm = `t.tf * ${BM25.k1 + 1} / (t.tf + ${BM25.k1} * (${1 - BM25.b} + ${BM25.b} * t.length / $5::float8))`;
+  const cosine = `1 - (c.embedding::vector(${dims}) <=> $6::vector(${dims}))`;
+  const ownCollections = `ARRAY(SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[]))`;
 
-  const [stats] = await tx.query<{ n: number; avgdl: number }>(
-    `SELECT coalesce(sum(chunk_count), 0)::int AS n,
-       coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
-     FROM collection_stats s JOIN collections col ON col.id = s.collection_id
-     WHERE col.organisation_id = $1 AND s.collection_id = ANY($2::uuid[])`,
-    [organisationId, collectionIds],
+  const lexical =
+    idf.size === 0
+      ? Promise.resolve([])
+      : db.query<{ id: number; entry_id: string; bm25: number; cosine: number }>(
+          `WITH w AS (SELECT * FROM unnest($3::text[], $4::float8[]) AS w(term, idf)),
+             s AS (SELECT t.chunk_id AS id, sum(w.idf * ${tfNorm}) AS bm25
+                   FROM chunk_terms t JOIN w ON w.term = t.term
+                   WHERE t.collection_id = ANY(${ownCollections})
+                   GROUP BY t.chunk_id)
+           SELECT c.id, c.entry_id, s.bm25, ${cosine} AS cosine
+           FROM s JOIN chunks c ON c.id = s.id
+           WHERE c.organisation_id = $1 ${entryFilter}
+           ORDER BY s.bm25 DESC LIMIT ${limitValue}`,
+          params,
+        );
+  const vector = db.query<{ id: number; entry_id: string; bm25: number; cosine: number }>(
+    `WITH v AS (
+       SELECT c.id, c.entry_id, c.collection_id, ${cosine} AS cosine
+       FROM chunks c
+       WHERE c.dims = ${dims} AND c.organisation_id = $1 AND c.collection_id = ANY($2::uuid[]) ${entryFilter}
+       ORDER BY c.embedding::vector(${dims}) <=> $6::vector(${dims}) LIMIT ${limitValue})
+     SELECT v.id, v.entry_id, v.cosine, coalesce((
+       SELECT sum(w.idf * ${tfNorm}) FROM unnest($3::text[], $4::float8[]) AS w(term, idf)
+       JOIN chunk_terms t ON t.collection_id = v.collection_id AND t.term = w.term AND t.chunk_id = v.id), 0) AS bm25
+     FROM v`,
+    params,
   );
-  const n = stats!.n;
-  const idf = new Map<string, number>();
-  if (query.terms.length > 0 && n > 0) {
-    const rows = await tx.query<{ term: string; df: number }>(
-      `SELECT term, sum(df)::int AS df FROM collection_terms WHERE collection_id = ANY($1::uuid[]) AND term = ANY($2::text[])
-       GROUP BY term`,
-      [collectionIds, query.terms],
-    );
-    for (const { term, df } of rows) idf.set(term, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
-  }
-
-  const vector = vectorLiteral(query.embedding);
-  const dims = query.dims;
   const scored = new Map<number, ChunkScore>();
-  /** BM25 per chunk; `prefix` are the parameters the surrounding query uses ($1 = organisation, $2 = collections). */
-  const bm25Sql = (prefix: unknown[], chunkFilter: (next: number) => string, extraParams: unknown[]) => {
-    const p = [...prefix, [...idf.keys()], [...idf.values()], BM25.k1, BM25.b, stats!.avgdl, ...extraParams];
-    const base = prefix.length;
-    return {
-      sql: `SELECT t.chunk_id AS id,
-              sum(w.idf * t.tf * ($${base + 3}::float8 + 1) / (t.tf + $${base + 3}::float8 * (1 - $${base + 4}::float8 + $${base + 4}::float8 * t.length / $${base + 5}::float8))) AS bm25
-            FROM chunk_terms t JOIN unnest($${base + 1}::text[], $${base + 2}::float8[]) AS w(term, idf) ON w.term = t.term
-            WHERE t.collection_id = ANY(ARRAY(SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[])))
-              ${chunkFilter(base + 6)}
-            GROUP BY t.chunk_id`,
-      params: p,
-    };
-  };
-
-  if (idf.size > 0) {
-    const lexical = bm25Sql(params, () => '', []);
-    const rows = await tx.query<{ id: number; entry_id: string; bm25: number; cosine: number }>(
-      `WITH s AS (${lexical.sql})
-       SELECT c.id, c.entry_id, s.bm25, 1 - (c.embedding::vector(${dims}) <=> $${lexical.params.length + 1}::vector(${dims})) AS cosine
-       FROM s JOIN chunks c ON c.id = s.id
-       WHERE c.organisation_id = $1 ${entryFilter}
-       ORDER BY s.bm25 DESC LIMIT ${limit}`,
-      [...lexical.params, vector],
-    );
-    for (const r of rows) scored.set(Number(r.id), { chunkId: Number(r.id), entryId: r.entry_id, bm25: r.bm25, cosine: r.cosine });
-  }
-
-  const vectorRows = await tx.query<{ id: number; entry_id: string; cosine: number }>(
-    `SELECT c.id, c.entry_id, 1 - (c.embedding::vector(${dims}) <=> $${params.length + 1}::vector(${dims})) AS cosine
-     FROM chunks c
-     WHERE c.dims = ${dims} AND c.organisation_id = $1 AND c.collection_id = ANY($2::uuid[]) ${entryFilter}
-     ORDER BY c.embedding::vector(${dims}) <=> $${params.length + 1}::vector(${dims}) LIMIT ${limit}`,
-    [...params, vector],
-  );
-  const missing = vectorRows.filter((r) => !scored.has(Number(r.id)));
-  for (const r of vectorRows) {
-    if (!scored.has(Number(r.id))) scored.set(Number(r.id), { chunkId: Number(r.id), entryId: r.entry_id, bm25: 0, cosine: r.cosine });
-  }
-  if (idf.size > 0 && missing.length > 0) {
-    const q = bm25Sql([organisationId, collectionIds], (n) => `AND t.chunk_id = ANY($${n}::bigint[])`, [missing.map((r) => r.id)]);
-    for (const r of await tx.query<{ id: number; bm25: number }>(q.sql, q.params)) scored.get(Number(r.id))!.bm25 = r.bm25;
+  for (const rows of await Promise.all([lexical, vector])) {
+    for (const r of rows) scored.set(Number(r.id), { chunkId: Number(r.id), entryId: r.entry_id, bm25: Number(r.bm25), cosine: Number(r.cosine) });
   }
   return { chunks: [...scored.values()], idf, chunkCount: n };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyze, detectLanguage, termFrequencies } from './tokenize.js';
+import { analyze, analyzedWords, detectLanguage, termFrequencies } from './tokenize.js';
 
 // Throughput (measured outside the tests, Node 20, one core): 7.8 MB of SciFact abstracts never
 // seen before, detectLanguage + analyze per abstract: ~6 MB/s; once the per-language word cache
@@ -249,6 +249,19 @@ describe('analyze: queries and documents', () => {
         for (const t of alone) assert.ok(all.has(t), `${word} → ${t}`);
       }
     }
+  });
+
+  it('lists words with their offsets and the terms analyze gives them (snippets)', () => {
+    const text = 'The running horses: 北京大学的研究 showed it.';
+    const words = [...analyzedWords(text, 'en')];
+    for (const w of words) assert.ok(/\p{L}/u.test(text.slice(w.start, w.end)), text.slice(w.start, w.end));
+    const byWord = new Map(words.map((w) => [text.slice(w.start, w.end), w.terms]));
+    assert.deepEqual(byWord.get('running'), terms('running zyxw', 'en').filter((t) => t !== 'zyxw'));
+    // The Han run is cut into ICU words, not marked as one block.
+    const han = words.filter((w) => /\p{Script=Han}/u.test(text.slice(w.start, w.end)));
+    assert.ok(han.length >= 2, han.map((w) => text.slice(w.start, w.end)).join('|'));
+    const all = new Set(terms(text, 'en'));
+    for (const w of words) for (const t of w.terms) assert.ok(all.has(t), t);
   });
 
   it('is deterministic across calls (the word cache changes nothing)', () => {

@@ -421,17 +421,42 @@ export function analyze(text: string, language: Language = detectLanguage(text))
   let stopped: string[] | undefined;
   WORD.lastIndex = 0;
   for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
-    const raw = m[0];
-    let entry = p.cache.get(raw);
-    if (entry === undefined) {
-      entry = entryOf(raw, p);
-      if (raw.length <= 40) p.cache.set(detach(raw), { terms: entry.terms.map(detach), stopped: entry.stopped });
-    }
+    const entry = cachedEntry(m[0], p);
     for (const term of entry.terms) terms.push(term);
     if (terms.length === 0 && entry.stopped.length > 0) (stopped ??= []).push(...entry.stopped);
   }
   WORD.lastIndex = 0;
   return { language, terms: terms.length === 0 && stopped ? stopped : terms };
+}
+
+/**
+ * The words of `text` with their offsets and terms (as `analyze` makes them), for
+ * highlighting. Runs in scripts written without spaces are cut into ICU words, so a match
+ * marks a word rather than a whole sentence.
+ */
+export function* analyzedWords(text: string, language: Language): Generator<{ start: number; end: number; terms: readonly string[] }> {
+  const p = pipelineFor(language);
+  const finder = new RegExp(WORD_SOURCE, 'gu');
+  for (let m = finder.exec(text); m !== null; m = finder.exec(text)) {
+    const raw = m[0];
+    if (!DICTIONARY_SCRIPT.test(raw)) {
+      yield { start: m.index, end: m.index + raw.length, terms: cachedEntry(raw, p).terms };
+      continue;
+    }
+    for (const { segment, index, isWordLike } of segmenter.segment(raw)) {
+      if (isWordLike) yield { start: m.index + index, end: m.index + index + segment.length, terms: cachedEntry(segment, p).terms };
+    }
+  }
+}
+
+/** The terms of one regex word, from the pipeline's cache when it was seen before. */
+function cachedEntry(raw: string, p: Pipeline): Entry {
+  let entry = p.cache.get(raw);
+  if (entry === undefined) {
+    entry = entryOf(raw, p);
+    if (raw.length <= 40) p.cache.set(detach(raw), { terms: entry.terms.map(detach), stopped: entry.stopped });
+  }
+  return entry;
 }
 
 /** Term frequencies of analyze(text).terms; the document length is `terms.length`. */

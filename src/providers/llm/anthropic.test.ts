@@ -11,6 +11,8 @@ const messages: AnswerMessage[] = [
   { role: 'assistant', content: 'A knowledge search service [1].' },
   { role: 'user', content: 'And what does it cost?' },
 ];
+// The structured fields the extractive provider reads; HTTP adapters send `messages` only.
+const grounding = { question: 'And what does it cost?', passages: [{ ref: 1, title: null, url: null, text: 'Lore is a knowledge search service.' }] };
 const apiKey = 'sk-ant-test-5e8d1c2b3a4f';
 // Fast retries and timeouts keep the suite quick; the defaults are seconds.
 const fast = { retryBaseMs: 1, timeoutMs: 2_000, idleTimeoutMs: 2_000 };
@@ -32,7 +34,7 @@ describe('Anthropic answer provider', () => {
     t.after(() => server.close());
     assert.equal(provider.provider, 'anthropic');
     assert.equal(provider.model, 'claude-sonnet-4-5');
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.equal(error, undefined);
     assert.deepEqual(chunks, [
       { type: 'text', delta: 'Lore' },
@@ -45,7 +47,7 @@ describe('Anthropic answer provider', () => {
   it('posts the system prompt at the top level, the turns as messages, and the API key headers', async (t) => {
     const { server, provider } = await serve([sse('anthropic-stream.txt')]);
     t.after(() => server.close());
-    await collect(provider.stream({ messages }, open()));
+    await collect(provider.stream({ ...grounding, messages }, open()));
     const [request] = server.requests;
     assert.equal(request?.url, '/v1/messages');
     assert.equal(request.headers['x-api-key'], apiKey);
@@ -66,7 +68,7 @@ describe('Anthropic answer provider', () => {
     const { server, provider } = await serve([busy, sse('anthropic-stream.txt')], { maxRetryDelayMs: 150 });
     t.after(() => server.close());
     const started = performance.now();
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     const elapsed = performance.now() - started;
     assert.equal(error, undefined);
     assert.equal(deltas(chunks).join(''), 'Lore searches your docs [1] — grüße 👋');
@@ -78,7 +80,7 @@ describe('Anthropic answer provider', () => {
     const limited = status(429, { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } });
     const { server, provider } = await serve([limited, sse('anthropic-stream.txt')]);
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.equal(error, undefined);
     assert.equal(chunks.length, 4);
     assert.equal(server.requests.length, 2);
@@ -87,7 +89,7 @@ describe('Anthropic answer provider', () => {
   it('retries an overloaded error event that arrives before any text', async (t) => {
     const { server, provider } = await serve([sse('anthropic-overloaded.txt'), sse('anthropic-stream.txt')]);
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.equal(error, undefined);
     assert.equal(chunks.length, 4);
     assert.equal(server.requests.length, 2);
@@ -96,7 +98,7 @@ describe('Anthropic answer provider', () => {
   it('gives up after the retries with a 503 ProviderError', async (t) => {
     const { server, provider } = await serve([status(529, overloaded)], { retries: 1 });
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.deepEqual(chunks, []);
     assert.ok(error instanceof ProviderError);
     assert.equal(error.status, 503);
@@ -107,7 +109,7 @@ describe('Anthropic answer provider', () => {
     const body = { type: 'error', error: { type: 'invalid_request_error', message: `messages: roles must alternate (x-api-key ${apiKey})` } };
     const { server, provider } = await serve([status(400, body)]);
     t.after(() => server.close());
-    const { error } = await collect(provider.stream({ messages }, open()));
+    const { error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.ok(error instanceof ProviderError);
     assert.equal(error.status, 502);
     assert.equal(error.message, 'The answer provider refused the request (HTTP 400).');
@@ -120,7 +122,7 @@ describe('Anthropic answer provider', () => {
   it('throws after the earlier deltas when an error event arrives mid-stream, without retrying', async (t) => {
     const { server, provider } = await serve([sse('anthropic-error.txt')]);
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.deepEqual(deltas(chunks), ['Lore', ' searches']);
     assert.ok(error instanceof ProviderError);
     assert.equal(error.status, 503);
@@ -137,7 +139,7 @@ describe('Anthropic answer provider', () => {
     let abortedAt = 0;
     await assert.rejects(
       (async () => {
-        for await (const chunk of provider.stream({ messages }, controller.signal)) {
+        for await (const chunk of provider.stream({ ...grounding, messages }, controller.signal)) {
           if (chunk.type === 'text') received.push(chunk.delta);
           abortedAt = performance.now();
           controller.abort();
@@ -153,7 +155,7 @@ describe('Anthropic answer provider', () => {
   it('closes the connection when the consumer stops reading early', async (t) => {
     const { server, provider } = await serve([sse('anthropic-stream.txt', { events: 4, hold: true })]);
     t.after(() => server.close());
-    for await (const chunk of provider.stream({ messages }, open())) {
+    for await (const chunk of provider.stream({ ...grounding, messages }, open())) {
       assert.deepEqual(chunk, { type: 'text', delta: 'Lore' });
       break;
     }
@@ -163,7 +165,7 @@ describe('Anthropic answer provider', () => {
   it('fails with a 503 when the stream goes quiet past the idle timeout', async (t) => {
     const { server, provider } = await serve([sse('anthropic-stream.txt', { events: 4, hold: true })], { idleTimeoutMs: 100 });
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.deepEqual(deltas(chunks), ['Lore']);
     assert.ok(error instanceof ProviderError);
     assert.equal(error.status, 503);

@@ -8,6 +8,8 @@ const messages: AnswerMessage[] = [
   { role: 'system', content: 'Answer from the numbered passages.\n[1] Lore is a knowledge search service.' },
   { role: 'user', content: 'What is Lore?' },
 ];
+// The structured fields the extractive provider reads; HTTP adapters send `messages` only.
+const grounding = { question: 'What is Lore?', passages: [{ ref: 1, title: null, url: null, text: 'Lore is a knowledge search service.' }] };
 const apiKey = 'sk-test-7f3a9c0e1d2b4a5f';
 // Fast retries and timeouts keep the suite quick; the defaults are seconds.
 const fast = { retryBaseMs: 1, timeoutMs: 2_000, idleTimeoutMs: 2_000 };
@@ -28,7 +30,7 @@ describe('OpenAI-compatible answer provider', () => {
     t.after(() => server.close());
     assert.equal(provider.provider, 'openai');
     assert.equal(provider.model, 'gpt-4o-mini');
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.equal(error, undefined);
     assert.deepEqual(chunks, [
       { type: 'text', delta: 'Lore' },
@@ -41,7 +43,7 @@ describe('OpenAI-compatible answer provider', () => {
   it('posts the model, the messages and the stream flags with a bearer token', async (t) => {
     const { server, provider } = await serve([sse('openai-stream.txt')]);
     t.after(() => server.close());
-    await collect(provider.stream({ messages, maxTokens: 300, temperature: 0 }, open()));
+    await collect(provider.stream({ ...grounding, messages, maxTokens: 300, temperature: 0 }, open()));
     const [request] = server.requests;
     assert.equal(request?.url, '/v1/chat/completions');
     assert.equal(request.headers.authorization, `Bearer ${apiKey}`);
@@ -60,7 +62,7 @@ describe('OpenAI-compatible answer provider', () => {
     const { server, provider } = await serve([sse('openai-stream.txt')], { apiKey: undefined, provider: 'ollama' });
     t.after(() => server.close());
     assert.equal(provider.provider, 'ollama');
-    await collect(provider.stream({ messages }, open()));
+    await collect(provider.stream({ ...grounding, messages }, open()));
     assert.equal(server.requests[0]?.headers.authorization, undefined);
     assert.deepEqual(server.requests[0]?.body, {
       model: 'gpt-4o-mini',
@@ -77,7 +79,7 @@ describe('OpenAI-compatible answer provider', () => {
     const { server, provider } = await serve([limited, sse('openai-stream.txt')], { maxRetryDelayMs: 150 });
     t.after(() => server.close());
     const started = performance.now();
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     const elapsed = performance.now() - started;
     assert.equal(error, undefined);
     assert.equal(deltas(chunks).join(''), 'Lore searches your docs [1] — grüße 👋');
@@ -89,7 +91,7 @@ describe('OpenAI-compatible answer provider', () => {
   it('retries a dropped connection before anything was streamed', async (t) => {
     const { server, provider } = await serve([drop, sse('openai-stream.txt')]);
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.equal(error, undefined);
     assert.equal(chunks.length, 4);
     assert.equal(server.requests.length, 2);
@@ -98,7 +100,7 @@ describe('OpenAI-compatible answer provider', () => {
   it('gives up after the retries with a 503 ProviderError', async (t) => {
     const { server, provider } = await serve([status(503, { error: { message: 'The engine is currently overloaded' } })], { retries: 2 });
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.deepEqual(chunks, []);
     assert.ok(error instanceof ProviderError);
     assert.equal(error.status, 503);
@@ -109,7 +111,7 @@ describe('OpenAI-compatible answer provider', () => {
     const body = { error: { message: `max_tokens is too large: 999999 (key ${apiKey})`, type: 'invalid_request_error', param: 'max_tokens', code: null } };
     const { server, provider } = await serve([status(400, body)]);
     t.after(() => server.close());
-    const { error } = await collect(provider.stream({ messages, maxTokens: 999_999 }, open()));
+    const { error } = await collect(provider.stream({ ...grounding, messages, maxTokens: 999_999 }, open()));
     assert.ok(error instanceof ProviderError);
     assert.equal(error.status, 502);
     assert.equal(error.message, 'The answer provider refused the request (HTTP 400).');
@@ -122,7 +124,7 @@ describe('OpenAI-compatible answer provider', () => {
   it('throws after the earlier deltas when the stream reports an error, without retrying', async (t) => {
     const { server, provider } = await serve([sse('openai-error.txt')]);
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.deepEqual(deltas(chunks), ['Lore', ' searches']);
     assert.ok(error instanceof ProviderError);
     assert.equal(error.message, 'The answer provider failed while answering.');
@@ -132,7 +134,7 @@ describe('OpenAI-compatible answer provider', () => {
   it('fails with a 502 when the body ends before the answer finished', async (t) => {
     const { server, provider } = await serve([sse('openai-stream.txt', { events: 3 })]);
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.deepEqual(deltas(chunks), ['Lore', ' searches your docs']);
     assert.ok(error instanceof ProviderError);
     assert.equal(error.status, 502);
@@ -146,7 +148,7 @@ describe('OpenAI-compatible answer provider', () => {
     let abortedAt = 0;
     await assert.rejects(
       (async () => {
-        for await (const chunk of provider.stream({ messages }, controller.signal)) {
+        for await (const chunk of provider.stream({ ...grounding, messages }, controller.signal)) {
           if (chunk.type === 'text') received.push(chunk.delta);
           abortedAt = performance.now();
           controller.abort();
@@ -162,7 +164,7 @@ describe('OpenAI-compatible answer provider', () => {
   it('fails with a 503 when the stream goes quiet past the idle timeout, without retrying', async (t) => {
     const { server, provider } = await serve([sse('openai-stream.txt', { events: 2, hold: true })], { idleTimeoutMs: 100 });
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.deepEqual(deltas(chunks), ['Lore']);
     assert.ok(error instanceof ProviderError);
     assert.equal(error.status, 503);
@@ -174,7 +176,7 @@ describe('OpenAI-compatible answer provider', () => {
   it('fails with a 503 when no byte arrives before the first-byte timeout', async (t) => {
     const { server, provider } = await serve([silent], { timeoutMs: 100 });
     t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ messages }, open()));
+    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
     assert.deepEqual(chunks, []);
     assert.ok(error instanceof ProviderError);
     assert.equal(error.status, 503);

@@ -1,0 +1,109 @@
+/**
+ * The embedded default answer provider: extractive, no model and no network. It quotes the
+ * passages' sentences that best answer the question, in the passages' own words and
+ * language, each followed by its passage's citation `[ref]`, and streams them like an LLM.
+ * The selection itself lives in ./extractiveSelect.ts; this file formats and streams.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { AnswerChunk, AnswerProvider, AnswerRequest } from '../../domain/ports.js';
+import { estimateTokens } from '../../domain/text/tokenEstimate.js';
+import { selectSentences, type Selected } from './extractiveSelect.js';
+
+export interface ExtractiveProviderOptions {
+  /** Most sentences in an answer; default 3. */
+  maxSentences?: number;
+  /** About how long an answer may be, in characters (citations included); default 600. */
+  maxChars?: number;
+}
+
+/** Word-like pieces per streamed delta: small enough that a UI sees the text flow. */
+const WORDS_PER_DELTA = 3;
+const TERMINAL = /[.!?。！？।॥؟…]+$/u;
+/** Scripts written without spaces between words: no space before a citation or between sentences. */
+const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}。！？、，：；）」』]/u;
+
+/**
+ * Creates the extractive answer provider (`provider: 'lore'`, `model: 'extractive-1'`).
+ * It reads `request.question` and `request.passages` (not `messages`), picks up to
+ * `maxSentences` sentences within about `maxChars`, and cites only refs of the given
+ * passages. It always answers when some passage has text (the domain calls it only when
+ * search found relevant passages), and never writes words that are not in the passages.
+ * Pure and deterministic; stops between deltas when `signal` aborts, rejecting with its reason.
+ */
+export function createExtractiveProvider(options: ExtractiveProviderOptions = {}): AnswerProvider {
+  const limits = { maxSentences: options.maxSentences ?? 3, maxChars: options.maxChars ?? 600 };
+  return {
+    provider: 'lore',
+    model: 'extractive-1',
+    stream: (request, signal) => streamAnswer(request, limits, signal),
+  };
+}
+
+async function* streamAnswer(
+  request: AnswerRequest,
+  limits: { maxSentences: number; maxChars: number },
+  signal: AbortSignal,
+): AsyncGenerator<AnswerChunk> {
+  signal.throwIfAborted();
+  const answer = compose(selectSentences(request.question, request.passages, limits));
+  let first = true;
+  for (const delta of deltas(answer)) {
+    // Yield to the event loop between deltas, so each one is written out and a client
+    // disconnect is noticed; the first goes out at once.
+    if (!first) await nextTurn();
+    signal.throwIfAborted();
+    first = false;
+    yield { type: 'text', delta };
+  }
+  const promptTokens = estimateTokens(request.question) + request.passages.reduce((sum, p) => sum + estimateTokens(p.text), 0);
+  yield { type: 'end', reason: 'stop', usage: { promptTokens, completionTokens: estimateTokens(answer) } };
+}
+
+/**
+ * The answer text: each sentence with its citation before its final punctuation
+ * ("… 308 points [1]." / "……308分[1]。"), sentences separated by a space except between
+ * Chinese or Japanese ones.
+ */
+export function compose(sentences: readonly Selected[]): string {
+  let out = '';
+  for (const { text, ref } of sentences) {
+    if (out !== '' && !(NO_SPACE_SCRIPT.test(out.at(-1)!) && NO_SPACE_SCRIPT.test(text[0]!))) out += ' ';
+    out += cite(text, ref);
+  }
+  return out;
+}
+
+function cite(sentence: string, ref: number): string {
+  const end = TERMINAL.exec(sentence);
+  const body = end ? sentence.slice(0, end.index) : sentence;
+  const space = body !== '' && NO_SPACE_SCRIPT.test(body.at(-1)!) ? '' : ' ';
+  return `${body}${space}[${ref}]${end ? end[0] : ''}`;
+}
+
+let wordSegmenter: Intl.Segmenter | undefined;
+
+/** Splits the answer into deltas of a few words each, never inside a citation marker. */
+function deltas(answer: string): string[] {
+  wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
+  const out: string[] = [];
+  let current = '';
+  let words = 0;
+  for (const piece of answer.split(/(\s*\[\d+\][.!?。！？।॥؟…]*)/u)) {
+    if (piece === '') continue;
+    if (piece.includes('[')) {
+      current += piece;
+      continue;
+    }
+    for (const { segment, isWordLike } of wordSegmenter.segment(piece)) {
+      if (isWordLike && words === WORDS_PER_DELTA) {
+        out.push(current);
+        current = '';
+        words = 0;
+      }
+      current += segment;
+      if (isWordLike) words++;
+    }
+  }
+  if (current !== '') out.push(current);
+  return out;
+}

@@ -1,0 +1,133 @@
+/**
+ * Sentence splitting for the extractive answer provider: passages (plain text or light
+ * Markdown) → the sentences an answer can quote, cleaned for display.
+ *
+ * ICU's sentence segmentation (Intl.Segmenter) handles . ! ? and their CJK, Devanagari and
+ * Arabic forms (。！？ । ؟). Around it:
+ * - Markdown structure: blank lines, headings and list items end a sentence; fenced code is
+ *   skipped (a line of code is no answer); heading and list markers are dropped.
+ * - ICU breaks after abbreviations and initials it does not know ("Dr. ", "J. R. R. ",
+ *   "z. B.", German "am 3. Oktober"): such pieces are glued back to the next one.
+ * - Thai, Lao and Khmer have no sentence punctuation; spaces separate clauses (and also
+ *   surround names and numbers). ICU returns whole paragraphs there, so they are cut at
+ *   spaces between two letters of the script once a clause is long enough to stand alone.
+ * - Citation markers already in the text ("[12]") are removed, so an answer never carries a
+ *   number that is not one of its own citations.
+ */
+
+// Thai/Lao/Khmer clauses (see clauses()).
+const MIN_CLAUSE_CHARS_STRONG = 15;
+const MAX_CLAUSE_CHARS = 160;
+const MIN_CLAUSE_CHARS = 45;
+const MIN_RUN_CHARS = 5;
+
+const FENCE = /^\s*(```|~~~)/;
+const BLOCK_START = /^\s*(?:#{1,6}\s|>|[-*+•]\s|\d{1,3}[.)]\s)/;
+const MARKUP_PREFIX = /^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d{1,3}[.)]\s+)+/;
+const CITATION_MARKER = /\s*\[\d{1,4}\]/g;
+const INVISIBLE = /[\uFEFF\u200B\u00AD]/g;
+const SPACE_NO_PUNCTUATION_SCRIPT = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}]/u;
+const SCRIPT_END = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}]$/u;
+const SCRIPT_START = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}]/u;
+/** Single letters (initials), and abbreviations that ICU may take for a sentence end. */
+const ABBREVIATION =
+  /(?:^|[\s(])(?:\p{L}|Dr|Mr|Mrs|Ms|Prof|St|Mt|Jr|Sr|Gen|Col|Capt|Lt|Gov|Sen|Rev|Hon|No|Nr|Nos|vs|ca|cf|approx|fig|Fig|Inc|Ltd|Co|Corp|bzw|usw|vgl|evtl|ggf|Abb|Jh|Mio|Mrd|Str|z\.\s?B|d\.\s?h|u\.\s?a|(?:\p{Lu}\.)+\p{Lu})\.\s*$/u;
+/** Languages that write ordinals with a dot ("am 3. Oktober", "3. sınıf"). */
+const ORDINAL_DOT_LANGUAGES = new Set(['de', 'da', 'nb', 'nn', 'no', 'fi', 'is', 'et', 'lv', 'tr', 'hu', 'cs', 'sk', 'sl', 'hr', 'sr', 'pl']);
+const ORDINAL_END = /(?:^|\s)\d{1,3}\.\s*$/;
+
+let segmenter: Intl.Segmenter | undefined;
+
+/**
+ * The sentences of `text` in order, trimmed, with whitespace collapsed and Markdown markers
+ * and citation markers removed; empty ones dropped. `language` (ISO 639-1, as detected by the
+ * tokeniser) only refines abbreviation handling. Pure and deterministic.
+ */
+export function splitSentences(text: string, language = 'und'): string[] {
+  const out: string[] = [];
+  for (const block of blocks(text)) {
+    for (const sentence of icuSentences(block, language)) {
+      if (SPACE_NO_PUNCTUATION_SCRIPT.test(sentence)) out.push(...clauses(sentence));
+      else out.push(sentence);
+    }
+  }
+  return out.map(clean).filter((s) => s !== '');
+}
+
+/**
+ * Paragraph-like blocks: lines joined until a blank line, a heading, a list item or a fence.
+ * Lines are joined with two spaces, which Thai clause splitting reads as a clear boundary.
+ */
+function blocks(text: string): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  let inFence = false;
+  const flush = () => {
+    if (current.length > 0) out.push(current.join('  '));
+    current = [];
+  };
+  for (const line of text.replace(INVISIBLE, '').split(/\r?\n/)) {
+    if (FENCE.test(line)) {
+      flush();
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) continue;
+    if (line.trim() === '' || BLOCK_START.test(line)) flush();
+    if (line.trim() !== '') current.push(line.replace(MARKUP_PREFIX, '').trim());
+  }
+  flush();
+  return out;
+}
+
+/** ICU sentences of one block, with pieces that end in an abbreviation glued to the next. */
+function icuSentences(block: string, language: string): string[] {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
+  const out: string[] = [];
+  let pending = '';
+  for (const { segment } of segmenter.segment(block)) {
+    pending += segment;
+    if (ABBREVIATION.test(pending) || (ORDINAL_DOT_LANGUAGES.has(language) && ORDINAL_END.test(pending))) continue;
+    out.push(pending);
+    pending = '';
+  }
+  if (pending.trim() !== '') out.push(pending);
+  return out;
+}
+
+/**
+ * Clauses of a sentence in a script written without sentence punctuation. Double spaces and
+ * line breaks end a clause first. A clause still longer than MAX_CLAUSE_CHARS is cut at single
+ * spaces between two letters of the script (a space next to a digit or a Latin word usually
+ * just sets that word apart) once it has MIN_CLAUSE_CHARS, and only before a run of at least
+ * MIN_RUN_CHARS: short runs are mostly particles and parts of names that belong to their
+ * neighbours. A short remainder joins the clause before it.
+ */
+function clauses(sentence: string): string[] {
+  const out: string[] = [];
+  for (const part of pack(sentence.trim().split(/(\s+)/), (gap) => gap.length >= 2, MIN_CLAUSE_CHARS_STRONG)) {
+    if (part.length <= MAX_CLAUSE_CHARS) out.push(part);
+    else out.push(...pack(part.split(/( )/), (_gap, before, after) => SCRIPT_END.test(before) && SCRIPT_START.test(after) && after.length >= MIN_RUN_CHARS, MIN_CLAUSE_CHARS));
+  }
+  return out;
+}
+
+/** Joins `parts` (text, gap, text, …) into pieces of at least `min` characters, cut at gaps `cut` accepts. */
+function pack(parts: string[], cut: (gap: string, before: string, after: string) => boolean, min: number): string[] {
+  const out: string[] = [];
+  let current = parts[0] ?? '';
+  for (let i = 1; i + 1 < parts.length; i += 2) {
+    const next = parts[i + 1]!;
+    if (current.length >= min && cut(parts[i]!, current, next)) {
+      out.push(current);
+      current = next;
+    } else current += ' ' + next;
+  }
+  if (out.length > 0 && current.length < MIN_CLAUSE_CHARS_STRONG) out[out.length - 1] += ' ' + current;
+  else out.push(current);
+  return out;
+}
+
+function clean(sentence: string): string {
+  return sentence.replace(CITATION_MARKER, '').replace(/\s+/g, ' ').trim();
+}
