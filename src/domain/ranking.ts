@@ -1,7 +1,7 @@
 import type { Entry } from './model.js';
 
 /** What boosts and sorts read of an entry. */
-export type EntryFields = Pick<Entry, 'meta' | 'searchable_meta'>;
+export type RankingFields = Pick<Entry, 'meta' | 'searchable_meta'>;
 
 /** Boosts adjust relevance; sorts replace it (SPEC.md "Search"). */
 export type Boost =
@@ -17,7 +17,7 @@ export interface Sort {
 
 export interface Ranked {
   entryId: string;
-  fields: EntryFields;
+  fields: RankingFields;
   chunkId: number;
   similarity: number;
   final: number;
@@ -30,7 +30,7 @@ export interface Ranked {
 export const STRENGTH: Record<Strength, number> = { low: 0.15, medium: 0.3, high: 0.5 };
 
 /** Value of a boost/sort field: `meta` first, then `searchable_meta`; undefined when absent. */
-export function fieldValue(entry: EntryFields, field: string): unknown {
+export function fieldValue(entry: RankingFields, field: string): unknown {
   if (Object.hasOwn(entry.meta, field)) return entry.meta[field];
   if (Object.hasOwn(entry.searchable_meta, field)) return entry.searchable_meta[field];
   return undefined;
@@ -54,7 +54,7 @@ const decay = (distance: number, scale: number) => Math.pow(0.5, Math.max(0, dis
  * Fit of an entry to one boost, in [0, 1]. An entry without a usable value for the field
  * gets 0: it keeps its relevance weighted down by the boost's strength, like the worst fit.
  */
-export function boostFactor(entry: EntryFields, boost: Boost, now = Date.now()): number {
+export function boostFactor(entry: RankingFields, boost: Boost, now = Date.now()): number {
   const raw = fieldValue(entry, boost.field);
   if (boost.type === 'recency') {
     const t = asDate(raw);
@@ -92,7 +92,7 @@ export function applyBoosts<T extends Ranked>(items: T[], boosts: readonly Boost
  */
 export function applySorts<T extends Ranked>(items: T[], sorts: readonly Sort[]): T[] {
   const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-  const key = (entry: EntryFields, sort: Sort): number | string | undefined => {
+  const key = (entry: RankingFields, sort: Sort): number | string | undefined => {
     const raw = fieldValue(entry, sort.field);
     if (sort.type === 'date') return asDate(raw);
     if (sort.type === 'number') return asNumber(raw);

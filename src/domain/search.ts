@@ -1,10 +1,10 @@
 import type { IntegrationService } from './integrations.js';
-import type { Entry, JsonObject, Scope } from './model.js';
+import type { Entry, Integration, JsonObject, Scope } from './model.js';
 import type { ChunkScore, Embedder, MetaFilter, SearchRepository } from './ports.js';
 import { EmbedderError } from './ports.js';
 import { UnavailableError } from './errors.js';
 import { analyze, detectLanguage } from './text/tokenize.js';
-import { applyBoosts, applySorts, type Boost, type EntryFields, type Ranked, type Sort } from './ranking.js';
+import { applyBoosts, applySorts, type Boost, type RankingFields, type Ranked, type Sort } from './ranking.js';
 import { snippet } from './snippet.js';
 
 export interface SearchParams {
@@ -52,11 +52,26 @@ export function lexicalWeight(language: string): number {
   return 0.85;
 }
 /** Placeholder metadata for ranking without boosts or sorts (nothing reads it). */
-const NO_FIELDS: EntryFields = Object.freeze({ meta: {}, searchable_meta: {} });
+const NO_FIELDS: RankingFields = Object.freeze({ meta: {}, searchable_meta: {} });
 /** Chunks fetched per signal before fusion. */
 const CANDIDATES = 100;
 /** `summarisable` when the best hit's similarity reaches this. */
 export const SUMMARISABLE_SIMILARITY = 0.5;
+
+/** A retrieved passage for an answer: the entry and the text of its best chunk. */
+export interface Passage {
+  hit: SearchHit;
+  text: string;
+}
+
+export interface RetrieveParams {
+  /** The question; for chat, earlier context may follow as `context`. */
+  query: string;
+  /** More text to search with (a conversation's earlier question); an entry's best score across queries counts. */
+  context?: string;
+  threshold: number;
+  limit: number;
+}
 
 export interface SearchService {
   /**
@@ -65,8 +80,18 @@ export interface SearchService {
    * embedder fails. Records the search for analytics without delaying the result.
    */
   search(scope: Scope, integrationId: string, params: SearchParams, options?: { mode?: SearchMode }): Promise<SearchResult>;
+  /**
+   * The best `limit` passages for answering, from an integration already checked active.
+   * Not recorded as a search. Throws UnavailableError when the embedder fails.
+   */
+  retrieve(scope: Scope, integration: Integration, params: RetrieveParams): Promise<Passage[]>;
   /** Records a click or feedback event for an active integration. */
   recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
+}
+
+interface Ranking {
+  ranked: Ranked[];
+  terms: string[];
 }
 
 export function createSearchService(deps: {
@@ -77,63 +102,75 @@ export function createSearchService(deps: {
 }): SearchService {
   const { integrations, search, embedder } = deps;
 
+  /** Candidates scored, fused, cut at the threshold and ordered (boosts and sorts applied). */
+  async function rank(
+    scope: Scope,
+    collectionIds: readonly string[],
+    params: Pick<SearchParams, 'query' | 'threshold' | 'meta' | 'boosts' | 'sorts'>,
+    mode: SearchMode,
+  ): Promise<Ranking> {
+    let embedding: Float32Array;
+    try {
+      [embedding] = (await embedder.embed([params.query])) as [Float32Array];
+    } catch (error) {
+      if (error instanceof EmbedderError) throw new UnavailableError('The embedding provider is unavailable.');
+      throw error;
+    }
+    const languages = collectionIds.length ? await search.languages(scope, collectionIds) : [];
+    const terms = queryTerms(params.query, languages);
+    const weight = lexicalWeight(queryLanguage(params.query, languages));
+    const { chunks, idf } = collectionIds.length
+      ? await search.candidates(scope, collectionIds, { terms: mode === 'vector' ? [] : terms, embedding, dims: embedder.dimensions }, params.meta, CANDIDATES)
+      : { chunks: [], idf: new Map<string, number>() };
+
+    // Normaliser: every query term present once in a chunk of average length.
+    const ideal = [...idf.values()].reduce((sum, w) => sum + w, 0) + unknownTermsWeight(terms, idf);
+    const best = new Map<string, { chunk: ChunkScore; similarity: number }>();
+    for (const chunk of chunks) {
+      const similarity = score(chunk, ideal, mode, weight);
+      const current = best.get(chunk.entryId);
+      if (!current || similarity > current.similarity) best.set(chunk.entryId, { chunk, similarity });
+    }
+    let ranked: Ranked[] = [...best.values()]
+      .filter((b) => b.similarity >= params.threshold)
+      .map((b) => ({ entryId: b.chunk.entryId, chunkId: b.chunk.chunkId, similarity: b.similarity, final: b.similarity, fields: NO_FIELDS }))
+      .sort((a, b) => b.final - a.final);
+    if (params.boosts.length > 0 || params.sorts.length > 0) {
+      // Only boosts and sorts need metadata, and only they read it for every candidate.
+      const fields = await search.entryFields(scope, ranked.map((r) => r.entryId));
+      ranked = ranked.filter((r) => fields.has(r.entryId)).map((r) => ({ ...r, fields: fields.get(r.entryId)! }));
+      if (params.boosts.length > 0) ranked = applyBoosts(ranked, params.boosts);
+      if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
+    }
+    return { ranked, terms };
+  }
+
+  /** Full entries and best-chunk texts of `items`, in order; entries deleted meanwhile are left out. */
+  async function hydrate(scope: Scope, items: readonly Ranked[], terms: readonly string[]): Promise<Passage[]> {
+    const [rows, texts] = await Promise.all([
+      search.entries(scope, items.map((r) => r.entryId)),
+      search.chunkTexts(items.map((r) => r.chunkId)),
+    ]);
+    const entries = new Map(rows.map((e) => [e.id, e]));
+    return items
+      .filter((r) => entries.has(r.entryId))
+      .map((r) => {
+        const entry = entries.get(r.entryId)!;
+        const text = texts.get(r.chunkId) ?? entry.raw_text;
+        return {
+          text,
+          hit: { ...entry, score_breakdown: { similarity: round(r.similarity), final_score: round(r.final) }, snippet: snippet(text, terms) },
+        };
+      });
+  }
+
   return {
     async search(scope, integrationId, params, options = {}) {
       const started = performance.now();
-      const mode = options.mode ?? 'hybrid';
       const integration = await integrations.getActive(scope, integrationId);
-      const collectionIds = integration.collection_ids;
-
-      let embedding: Float32Array;
-      try {
-        [embedding] = (await embedder.embed([params.query])) as [Float32Array];
-      } catch (error) {
-        if (error instanceof EmbedderError) throw new UnavailableError('The embedding provider is unavailable.');
-        throw error;
-      }
-      const languages = await search.languages(scope, collectionIds);
-      const terms = queryTerms(params.query, languages);
-      const weight = lexicalWeight(queryLanguage(params.query, languages));
-      const { chunks, idf } = collectionIds.length
-        ? await search.candidates(scope, collectionIds, { terms: mode === 'vector' ? [] : terms, embedding, dims: embedder.dimensions }, params.meta, CANDIDATES)
-        : { chunks: [], idf: new Map<string, number>() };
-
-      // Normaliser: every query term present once in a chunk of average length.
-      const ideal = [...idf.values()].reduce((sum, w) => sum + w, 0) + unknownTermsWeight(terms, idf);
-      const best = new Map<string, { chunk: ChunkScore; similarity: number }>();
-      for (const chunk of chunks) {
-        const similarity = score(chunk, ideal, mode, weight);
-        const current = best.get(chunk.entryId);
-        if (!current || similarity > current.similarity) best.set(chunk.entryId, { chunk, similarity });
-      }
-      const passing = [...best.values()].filter((b) => b.similarity >= params.threshold);
-      let ranked: Ranked[] = passing.map((p) => ({ entryId: p.chunk.entryId, chunkId: p.chunk.chunkId, similarity: p.similarity, final: p.similarity, fields: NO_FIELDS }));
-      ranked.sort((a, b) => b.final - a.final);
-      if (params.boosts.length > 0 || params.sorts.length > 0) {
-        // Only boosts and sorts need metadata, and only they read it for every candidate.
-        const fields = await search.entryFields(scope, ranked.map((r) => r.entryId));
-        ranked = ranked.filter((r) => fields.has(r.entryId)).map((r) => ({ ...r, fields: fields.get(r.entryId)! }));
-        if (params.boosts.length > 0) ranked = applyBoosts(ranked, params.boosts);
-        if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
-      }
-
+      const { ranked, terms } = await rank(scope, integration.collection_ids, params, options.mode ?? 'hybrid');
       const pageItems = ranked.slice((params.page - 1) * params.perPage, params.page * params.perPage);
-      const [pageEntries, texts] = await Promise.all([
-        search.entries(scope, pageItems.map((r) => r.entryId)),
-        search.chunkTexts(pageItems.map((r) => r.chunkId)),
-      ]);
-      const entries = new Map(pageEntries.map((e) => [e.id, e]));
-      // An entry deleted since its chunks were scored is left out.
-      const hits: SearchHit[] = pageItems
-        .filter((r) => entries.has(r.entryId))
-        .map((r) => {
-          const entry = entries.get(r.entryId)!;
-          return {
-            ...entry,
-            score_breakdown: { similarity: round(r.similarity), final_score: round(r.final) },
-            snippet: snippet(texts.get(r.chunkId) ?? entry.raw_text, terms),
-          };
-        });
+      const hits = (await hydrate(scope, pageItems, terms)).map((p) => p.hit);
       const top = ranked.reduce((max, r) => Math.max(max, r.similarity), 0);
       const result: SearchResult = {
         hits,
@@ -150,6 +187,18 @@ export function createSearchService(deps: {
           .catch((error) => deps.log?.(error));
       });
       return result;
+    },
+
+    async retrieve(scope, integration, params) {
+      const base = { threshold: params.threshold, meta: [], boosts: [], sorts: [] };
+      const queries = params.context ? [params.query, `${params.context} ${params.query}`] : [params.query];
+      const rankings = await Promise.all(queries.map((query) => rank(scope, integration.collection_ids, { ...base, query }, 'hybrid')));
+      const best = new Map<string, Ranked>();
+      for (const { ranked } of rankings) {
+        for (const r of ranked) if ((best.get(r.entryId)?.similarity ?? -1) < r.similarity) best.set(r.entryId, r);
+      }
+      const top = [...best.values()].sort((a, b) => b.similarity - a.similarity).slice(0, params.limit);
+      return hydrate(scope, top, [...new Set(rankings.flatMap((r) => r.terms))]);
     },
 
     async recordEvent(scope, integrationId, eventType, meta) {
