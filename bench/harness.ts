@@ -24,7 +24,8 @@ export interface StartOptions {
  */
 export async function startLore(name: string, options: StartOptions = {}) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `lore-${name}-`));
-  const env: NodeJS.ProcessEnv = { ...process.env, LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent' };
+  // Load from one token and one IP is the point of a benchmark: rate limits are off unless set.
+  const env: NodeJS.ProcessEnv = { LORE_RATE_LIMIT: '0', LORE_RATE_LIMIT_IP: '0', LORE_ANSWER_RATE_LIMIT: '0', ...process.env, LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent' };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   const config = loadConfig(env);
   const embedder = options.embedder ?? (await createEmbedder(config));

@@ -41,6 +41,57 @@ describe('loadConfig', () => {
   });
 });
 
+describe('loadConfig: rate limits', () => {
+  it('limits per credential, IP and answer by default, in memory, trusting no proxy', () => {
+    const config = loadConfig({});
+    assert.deepEqual(config.rateLimits, { perCredential: 600, perIp: 1200, answers: 60 });
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.trustProxy, false);
+  });
+
+  it('takes limits (0 turns one off), a Redis server and trusted proxies', () => {
+    const config = loadConfig({
+      LORE_RATE_LIMIT: '0',
+      LORE_RATE_LIMIT_IP: '5000',
+      LORE_ANSWER_RATE_LIMIT: '10',
+      LORE_REDIS_URL: 'redis://cache:6379/2',
+      LORE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback,::1',
+    });
+    assert.deepEqual(config.rateLimits, { perCredential: 0, perIp: 5000, answers: 10 });
+    assert.equal(config.redisUrl, 'redis://cache:6379/2');
+    assert.deepEqual(config.trustProxy, ['10.0.0.0/8', '127.0.0.1', 'loopback', '::1']);
+    assert.equal(loadConfig({ LORE_TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ LORE_REDIS_URL: 'rediss://u:p@cache:6380' }).redisUrl, 'rediss://u:p@cache:6380');
+  });
+
+  it('reports every bad limit at once', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          LORE_RATE_LIMIT: '-1',
+          LORE_RATE_LIMIT_IP: 'lots',
+          LORE_ANSWER_RATE_LIMIT: '1.5',
+          LORE_REDIS_URL: 'http://cache:6379',
+          LORE_TRUST_PROXY: '10.0.0.0/33',
+        }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.problems, [
+          'LORE_RATE_LIMIT must be an integer between 0 and 1000000 (got "-1")',
+          'LORE_RATE_LIMIT_IP must be an integer between 0 and 1000000 (got "lots")',
+          'LORE_ANSWER_RATE_LIMIT must be an integer between 0 and 1000000 (got "1.5")',
+          'LORE_REDIS_URL must use redis: or rediss: (got "http:")',
+          'LORE_TRUST_PROXY must be true, false, or comma-separated proxy addresses or CIDR ranges',
+        ]);
+        return true;
+      },
+    );
+    for (const value of ['yes', '2', 'proxy.example.com', '10.0.0.1/8/1']) {
+      assert.throws(() => loadConfig({ LORE_TRUST_PROXY: value }), /LORE_TRUST_PROXY/, value);
+    }
+  });
+});
+
 describe('resolveMasterKey', () => {
   it('generates a key once, stores only its hash, and reuses the hash', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'lore-key-'));

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** Validated, frozen runtime configuration. Built once in main.ts from the environment. */
@@ -14,6 +15,30 @@ export interface Config {
   readonly logLevel: string;
   /** Largest accepted request body in bytes (413 above it). */
   readonly bodyLimit: number;
+  readonly rateLimits: RateLimitConfig;
+  /** Redis server that several Lore processes share rate-limit counters through. */
+  readonly redisUrl: string | undefined;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client IP (Fastify `trustProxy`):
+   * false (none), true (any), or the proxies' addresses / CIDR ranges.
+   */
+  readonly trustProxy: boolean | string[];
+  /** Who writes summaries and chat answers. */
+  readonly answers: AnswersConfig;
+}
+
+export type AnswersConfig =
+  | { readonly kind: 'extractive' }
+  | { readonly kind: 'openai' | 'anthropic'; readonly model: string; readonly baseUrl: string; readonly apiKey: string | undefined; readonly timeoutMs: number };
+
+/** Requests per minute; 0 turns a limit off. */
+export interface RateLimitConfig {
+  /** Per credential (bearer token) on the API v1 routes. */
+  readonly perCredential: number;
+  /** Per client IP on the API v1 routes. */
+  readonly perIp: number;
+  /** Per credential on answer routes (summarise, chat), on top of `perCredential`. */
+  readonly answers: number;
 }
 
 export type EmbeddingsConfig =
@@ -66,6 +91,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
   const publicUrl = url('LORE_PUBLIC_URL', ['http:', 'https:']);
   const bodyLimit = int('LORE_BODY_LIMIT', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024);
+  const rateLimits = {
+    perCredential: int('LORE_RATE_LIMIT', 600, 0, 1_000_000),
+    perIp: int('LORE_RATE_LIMIT_IP', 1200, 0, 1_000_000),
+    answers: int('LORE_ANSWER_RATE_LIMIT', 60, 0, 1_000_000),
+  };
+  const redisUrl = url('LORE_REDIS_URL', ['redis:', 'rediss:']);
+  const trustProxy = parseTrustProxy(env.LORE_TRUST_PROXY);
+  if (trustProxy === null) {
+    problems.push('LORE_TRUST_PROXY must be true, false, or comma-separated proxy addresses or CIDR ranges');
+  }
 
   const masterKey = env.LORE_MASTER_KEY || undefined;
   if (masterKey !== undefined && masterKey.length < 24) {
@@ -99,6 +134,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddings = { kind: 'local', model: '', modelPath: undefined, dtype: 'q4' };
   }
 
+  let answers: AnswersConfig = { kind: 'extractive' };
+  const llm = env.LORE_LLM || 'extractive';
+  if (llm === 'openai' || llm === 'anthropic') {
+    const model = env.LORE_LLM_MODEL || '';
+    if (!model) problems.push(`LORE_LLM_MODEL is required when LORE_LLM is "${llm}"`);
+    const baseUrl =
+      url('LORE_LLM_BASE_URL', ['http:', 'https:']) ??
+      (llm === 'openai' ? (url('OPENAI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1') : 'https://api.anthropic.com');
+    const apiKey = (llm === 'openai' ? env.OPENAI_API_KEY : env.ANTHROPIC_API_KEY) || undefined;
+    if (llm === 'anthropic' && !apiKey) problems.push('ANTHROPIC_API_KEY is required when LORE_LLM is "anthropic"');
+    answers = { kind: llm, model, baseUrl, apiKey, timeoutMs: int('LORE_LLM_TIMEOUT_MS', 30_000, 1_000, 600_000) };
+  } else if (llm !== 'extractive') {
+    problems.push(`LORE_LLM must be "extractive", "openai" or "anthropic" (got "${llm}")`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({ port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, bodyLimit });
+  return Object.freeze({
+    port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, bodyLimit,
+    rateLimits: Object.freeze(rateLimits), redisUrl, trustProxy: trustProxy ?? false, answers: Object.freeze(answers),
+  });
+}
+
+// proxy-addr's names for common ranges, which Fastify accepts beside addresses and CIDRs.
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** LORE_TRUST_PROXY as Fastify's `trustProxy`; null when malformed. */
+function parseTrustProxy(raw: string | undefined): boolean | string[] | null {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const valid = entries.every((entry) => {
+    if (PROXY_RANGE_NAMES.includes(entry)) return true;
+    const [address = '', bits, ...rest] = entry.split('/');
+    const version = isIP(address);
+    if (version === 0 || rest.length > 0) return false;
+    return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+  });
+  return valid ? entries : null;
 }

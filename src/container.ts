@@ -1,14 +1,20 @@
-import type { Config } from './config.js';
+import type { AnswersConfig, Config } from './config.js';
+import { createAnswerService } from './domain/answers/service.js';
 import { createCollectionService } from './domain/collections.js';
 import { createEntryService } from './domain/entries.js';
 import { createIngestion } from './domain/ingestion.js';
 import { createIntegrationService } from './domain/integrations.js';
 import { createSearchService } from './domain/search.js';
 import { createOrganisationService } from './domain/organisations.js';
-import type { Embedder } from './domain/ports.js';
+import { createUsageService } from './domain/usage.js';
+import type { AnswerProvider, Embedder } from './domain/ports.js';
 import type { AppDeps } from './http/app.js';
 import { createLocalEmbedder } from './providers/embeddings/local.js';
 import { createOpenAIEmbedder } from './providers/embeddings/openai.js';
+import { createAnthropicProvider } from './providers/llm/anthropic.js';
+import { createExtractiveProvider } from './providers/llm/extractive.js';
+import { createOpenAIChatProvider } from './providers/llm/openai.js';
+import { createConversationRepository } from './storage/conversations.js';
 import { createCollectionRepository } from './storage/collections.js';
 import type { Db } from './storage/db.js';
 import { createEntryRepository } from './storage/entries.js';
@@ -18,6 +24,7 @@ import { ensureVectorIndex, migrate } from './storage/migrate.js';
 import { createOrganisationRepository } from './storage/organisations.js';
 import { openPglite } from './storage/pglite.js';
 import { openPostgres } from './storage/postgres.js';
+import { createUsageRepository } from './storage/usage.js';
 
 export interface Container {
   deps: AppDeps;
@@ -29,6 +36,8 @@ export interface Container {
 export interface ContainerOptions {
   /** Replaces the configured embedder (tests, benchmarks). */
   embedder?: Embedder;
+  /** Replaces the configured answer provider (tests). */
+  answerProvider?: AnswerProvider;
   /** Replaces the configured database (tests). */
   db?: Db;
   masterKeyHash: Uint8Array;
@@ -46,7 +55,12 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const entryRepository = createEntryRepository(db, embedder);
   const ingestion = createIngestion({ embedder, entries: entryRepository });
   const integrations = createIntegrationService({ integrations: createIntegrationRepository(db) });
+  const usage = createUsageService({
+    usage: createUsageRepository(db),
+    log: (error) => process.emitWarning(`Usage counters could not be saved; retrying every second: ${String(error)}`),
+  });
 
+  const search = createSearchService({ integrations, search: createSearchRepository(db), embedder });
   const deps: AppDeps = {
     config,
     masterKeyHash: options.masterKeyHash,
@@ -54,10 +68,36 @@ export async function createContainer(config: Config, options: ContainerOptions)
     collections: createCollectionService({ collections: collectionRepository }),
     entries: createEntryService({ collections: collectionRepository, entries: entryRepository, ingestion }),
     integrations,
-    search: createSearchService({ integrations, search: createSearchRepository(db), embedder }),
+    search,
+    answers: createAnswerService({
+      integrations,
+      search,
+      provider: options.answerProvider ?? createAnswerProvider(config.answers),
+      credits: usage,
+      conversations: createConversationRepository(db),
+      log: (error) => process.emitWarning(`Answer bookkeeping failed: ${String(error)}`),
+    }),
+    usage,
     ready: () => true,
   };
-  return { deps, db, embedder, close: () => db.close() };
+  return {
+    deps,
+    db,
+    embedder,
+    async close() {
+      await usage.close();
+      await db.close();
+    },
+  };
+}
+
+/** The configured answer provider: the embedded extractive default, or an HTTP model. */
+export function createAnswerProvider(config: AnswersConfig): AnswerProvider {
+  if (config.kind === 'openai') return createOpenAIChatProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey, model: config.model, timeoutMs: config.timeoutMs });
+  if (config.kind === 'anthropic') {
+    return createAnthropicProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey ?? '', model: config.model, timeoutMs: config.timeoutMs });
+  }
+  return createExtractiveProvider();
 }
 
 export function createEmbedder(config: Config): Promise<Embedder> | Embedder {

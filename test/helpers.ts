@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Config } from '../src/config.js';
 import { createContainer, type Container } from '../src/container.js';
 import { hashSecret } from '../src/domain/credentials.js';
-import type { Embedder } from '../src/domain/ports.js';
+import type { AnswerProvider, Embedder } from '../src/domain/ports.js';
 import { buildApp, type App } from '../src/http/app.js';
 import { createLocalEmbedder } from '../src/providers/embeddings/local.js';
 import type { Db } from '../src/storage/db.js';
@@ -66,8 +66,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts the real app on a real database (not listening; requests go through inject). */
-export async function startServer(backend: Backend, options: { embedder?: Embedder } = {}): Promise<TestServer> {
+/**
+ * Starts the real app on a real database (not listening; requests go through inject).
+ * Rate limits are off unless `config` sets them, so suites making many requests are not throttled.
+ */
+export async function startServer(
+  backend: Backend,
+  options: { embedder?: Embedder; config?: Partial<Config>; answerProvider?: AnswerProvider } = {},
+): Promise<TestServer> {
   const { db, drop } = await freshDb(backend);
   const config: Config = {
     port: 0,
@@ -79,9 +85,14 @@ export async function startServer(backend: Backend, options: { embedder?: Embedd
     embeddings: { kind: 'local', model: 'onnx-community/all-MiniLM-L6-v2-ONNX', modelPath: undefined, dtype: 'q4' },
     logLevel: 'silent',
     bodyLimit: 10 * 1024 * 1024,
+    rateLimits: { perCredential: 0, perIp: 0, answers: 0 },
+    redisUrl: undefined,
+    trustProxy: false,
+    answers: { kind: 'extractive' },
+    ...options.config,
   };
   const embedder = options.embedder ?? (await defaultEmbedder());
-  const container = await createContainer(config, { db, embedder, masterKeyHash: hashSecret(MASTER_KEY) });
+  const container = await createContainer(config, { db, embedder, answerProvider: options.answerProvider, masterKeyHash: hashSecret(MASTER_KEY) });
   const app = await buildApp(container.deps);
 
   const call: TestServer['call'] = async (method, url, opts = {}) => {
@@ -119,3 +130,10 @@ export async function startServer(backend: Backend, options: { embedder?: Embedd
 
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** For tests that need no real embeddings: a constant vector spares loading the model. */
+export const constantEmbedder: Embedder = {
+  model: 'constant',
+  dimensions: 4,
+  embed: async (texts) => texts.map(() => Float32Array.from([1, 0, 0, 0])),
+};

@@ -4,6 +4,8 @@
  */
 export abstract class DomainError extends Error {
   abstract readonly status: number;
+  /** Fields the response body carries beside `message` (e.g. chat's 402 `data`). */
+  readonly extra: Readonly<Record<string, unknown>> = {};
   constructor(message: string) {
     super(message);
     this.name = new.target.name;
@@ -14,6 +16,20 @@ export abstract class DomainError extends Error {
 export class UnauthenticatedError extends DomainError {
   readonly status = 401;
   constructor(message = 'Unauthenticated.') {
+    super(message);
+  }
+}
+
+/**
+ * 402: answer credits or the monthly usage quota are exhausted. `extra` is merged into the
+ * body: chat's 402 carries plain search hits as `{data}` (SPEC "Errors").
+ */
+export class PaymentRequiredError extends DomainError {
+  readonly status = 402;
+  constructor(
+    message = 'The answer credits or the monthly usage quota of this organisation are exhausted.',
+    override readonly extra: Readonly<Record<string, unknown>> = {},
+  ) {
     super(message);
   }
 }
@@ -49,6 +65,19 @@ export class ValidationError extends DomainError {
 /** 503: a dependency (embedding provider, database) is unavailable; nothing was written. */
 export class UnavailableError extends DomainError {
   readonly status = 503;
+}
+
+/**
+ * 502 / 503: the answer provider failed before anything was streamed (503 unavailable,
+ * overloaded or timed out; 502 it refused the request or answered malformed).
+ */
+export class UpstreamError extends DomainError {
+  constructor(
+    message: string,
+    readonly status: 502 | 503,
+  ) {
+    super(message);
+  }
 }
 
 /** Laravel's summary: the first message, plus "(and N more errors)". */

@@ -202,3 +202,70 @@ export class ProviderError extends Error {
     this.name = 'ProviderError';
   }
 }
+
+// Conversations
+
+export interface StoredMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  /** The passages an assistant message cited: `{ref, title, url}`. */
+  citations: { ref: number; title: string; url: string }[];
+  created_at: string;
+}
+
+export interface ConversationRepository {
+  create(scope: Scope, conversation: { id: string; integrationId: string; title: string }): Promise<void>;
+  /** Whether the conversation exists for this organisation and integration. */
+  exists(scope: Scope, integrationId: string, id: string): Promise<boolean>;
+  /** The last `limit` messages, oldest first. */
+  recentMessages(scope: Scope, conversationId: string, limit: number): Promise<StoredMessage[]>;
+  /** Appends a message; does nothing when the conversation is gone or foreign. */
+  addMessage(scope: Scope, conversationId: string, message: Omit<StoredMessage, 'created_at'>): Promise<void>;
+}
+
+// Usage: answer credits and monthly counters
+
+/** Counts one process adds to an organisation's month (`answers` may be negative: refunds). */
+export interface UsageDelta {
+  organisationId: number;
+  /** Calendar month in UTC, 'YYYY-MM'. */
+  period: string;
+  requests: number;
+  answers: number;
+}
+
+/** An organisation's stored request count for a month, with its current quota. */
+export interface UsageTotal {
+  organisationId: number;
+  period: string;
+  requests: number;
+  usageQuota: number | null;
+}
+
+/** An organisation's credits, quota and stored counters for one month. */
+export interface UsageMonth {
+  answerCredits: number | null;
+  usageQuota: number | null;
+  requests: number;
+  answers: number;
+}
+
+export interface UsageRepository {
+  /**
+   * Takes one answer credit in one atomic statement, so concurrent callers never take more
+   * than there are: 'taken', 'unlimited' (credits are null; nothing taken) or 'exhausted'.
+   */
+  takeCredit(scope: Scope): Promise<'taken' | 'unlimited' | 'exhausted'>;
+  /** Gives one credit back; nothing happens when the organisation's credits are unlimited. */
+  returnCredit(scope: Scope): Promise<void>;
+  /** Credits, quota and the stored counters of `period` (zeros when nothing was stored yet). */
+  month(scope: Scope, period: string): Promise<UsageMonth>;
+  /**
+   * Instance-level, for the flusher: adds every delta to its counters in one statement and
+   * returns the new totals. Deltas of organisations that no longer exist are dropped.
+   */
+  add(deltas: readonly UsageDelta[]): Promise<UsageTotal[]>;
+  /** Instance-level, for the flusher: the stored totals of these organisations for `period`. */
+  totals(period: string, organisationIds: readonly number[]): Promise<UsageTotal[]>;
+}

@@ -6,28 +6,36 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import addFormats from 'ajv-formats';
 import qs from 'qs';
 import type { Config } from '../config.js';
+import type { AnswerService } from '../domain/answers/service.js';
 import type { CollectionService } from '../domain/collections.js';
 import type { EntryService } from '../domain/entries.js';
 import type { IntegrationService } from '../domain/integrations.js';
 import type { OrganisationService } from '../domain/organisations.js';
 import type { SearchService } from '../domain/search.js';
+import type { UsageService } from '../domain/usage.js';
 import { tokenAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
+import { usageQuota } from './quota.js';
+import { registerRateLimits } from './rateLimit.js';
 import { adminRoutes } from './routes/admin.js';
+import { answerRoutes } from './routes/answers.js';
 import { collectionRoutes } from './routes/collections.js';
 import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
 import { integrationRoutes } from './routes/integrations.js';
 import { searchRoutes } from './routes/search.js';
+import { usageRoutes } from './routes/usage.js';
 
 /** What the HTTP layer needs: services and a few settings. Built by the container. */
 export interface AppDeps {
-  config: Pick<Config, 'publicUrl' | 'bodyLimit'>;
+  config: Pick<Config, 'publicUrl' | 'bodyLimit' | 'rateLimits' | 'redisUrl' | 'trustProxy'>;
   organisations: OrganisationService;
   collections: CollectionService;
   entries: EntryService;
   integrations: IntegrationService;
   search: SearchService;
+  answers: AnswerService;
+  usage: UsageService;
   masterKeyHash: Uint8Array;
   /** Resolves when the database is migrated and models are loaded. */
   ready: () => boolean;
@@ -49,6 +57,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: deps.config.bodyLimit,
+    trustProxy: deps.config.trustProxy,
     requestIdHeader: 'x-request-id',
     // Bracket notation (meta[tag][or][]=a, boost[0][field]=…) as PHP/qs parse it, bounded.
     routerOptions: {
@@ -91,11 +100,16 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       await api.register(adminRoutes, { prefix: '/admin' });
       await api.register(async (v1) => {
+        // Rate limits first, so floods are refused before any authentication work.
+        await registerRateLimits(v1, deps.config);
         v1.addHook('onRequest', tokenAuth(deps.organisations));
+        v1.addHook('onRequest', usageQuota(deps.usage));
         collectionRoutes(v1);
         entryRoutes(v1);
         integrationRoutes(v1);
         searchRoutes(v1);
+        answerRoutes(v1);
+        usageRoutes(v1);
       });
     },
     { prefix: '/api/v1' },

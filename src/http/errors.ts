@@ -10,13 +10,14 @@ interface AjvIssue {
 
 /**
  * One error shape for the whole API: `{message}`, plus Laravel-style `errors` on 422.
- * Domain errors carry their status; validation failures become 422 with field keys like
- * `entries.3.source_id`; anything unexpected is a logged 500 that leaks nothing.
+ * Domain errors carry their status and any `extra` body fields (chat's 402 `data`);
+ * validation failures become 422 with field keys like `entries.3.source_id`; anything
+ * unexpected is a logged 500 that leaks nothing.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError) {
-      const body = error instanceof ValidationError ? { message: error.message, errors: error.errors } : { message: error.message };
+      const body = error instanceof ValidationError ? { message: error.message, errors: error.errors } : { message: error.message, ...error.extra };
       return reply.status(error.status).send(body);
     }
     if (error.validation) {

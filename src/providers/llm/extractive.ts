@@ -18,9 +18,12 @@ export interface ExtractiveProviderOptions {
 
 /** Word-like pieces per streamed delta: small enough that a UI sees the text flow. */
 const WORDS_PER_DELTA = 3;
-const TERMINAL = /[.!?。！？।॥؟…]+$/u;
-/** Scripts written without spaces between words: no space before a citation or between sentences. */
-const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}。！？、，：；）」』]/u;
+const TERMINAL = /[.!?。！？।॥؟]+$/u;
+const CITATION = /(\s*\[\d+\][.!?。！？।॥؟]*)/u;
+// Chinese and Japanese (and their full-width punctuation) take no space before a citation or
+// between sentences; closing/opening quotes and brackets do not change that.
+const WIDE_END = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303F\uFF00-\uFFEF][\p{Pe}\p{Pf}"']*$/u;
+const WIDE_START = /^[\p{Ps}\p{Pi}"']*[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
 /**
  * Creates the extractive answer provider (`provider: 'lore'`, `model: 'extractive-1'`).
@@ -28,7 +31,9 @@ const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}�
  * `maxSentences` sentences within about `maxChars`, and cites only refs of the given
  * passages. It always answers when some passage has text (the domain calls it only when
  * search found relevant passages), and never writes words that are not in the passages.
- * Pure and deterministic; stops between deltas when `signal` aborts, rejecting with its reason.
+ * `locale` is not used: quoted sentences stay in their passage's language. Usage is
+ * estimated (question + passages read, answer written). Pure and deterministic; stops
+ * between deltas when `signal` aborts, rejecting with its reason.
  */
 export function createExtractiveProvider(options: ExtractiveProviderOptions = {}): AnswerProvider {
   const limits = { maxSentences: options.maxSentences ?? 3, maxChars: options.maxChars ?? 600 };
@@ -64,10 +69,10 @@ async function* streamAnswer(
  * ("… 308 points [1]." / "……308分[1]。"), sentences separated by a space except between
  * Chinese or Japanese ones.
  */
-export function compose(sentences: readonly Selected[]): string {
+function compose(sentences: readonly Selected[]): string {
   let out = '';
   for (const { text, ref } of sentences) {
-    if (out !== '' && !(NO_SPACE_SCRIPT.test(out.at(-1)!) && NO_SPACE_SCRIPT.test(text[0]!))) out += ' ';
+    if (out !== '' && !(WIDE_END.test(out) && WIDE_START.test(text))) out += ' ';
     out += cite(text, ref);
   }
   return out;
@@ -76,8 +81,7 @@ export function compose(sentences: readonly Selected[]): string {
 function cite(sentence: string, ref: number): string {
   const end = TERMINAL.exec(sentence);
   const body = end ? sentence.slice(0, end.index) : sentence;
-  const space = body !== '' && NO_SPACE_SCRIPT.test(body.at(-1)!) ? '' : ' ';
-  return `${body}${space}[${ref}]${end ? end[0] : ''}`;
+  return `${body}${WIDE_END.test(body) ? '' : ' '}[${ref}]${end ? end[0] : ''}`;
 }
 
 let wordSegmenter: Intl.Segmenter | undefined;
@@ -88,9 +92,9 @@ function deltas(answer: string): string[] {
   const out: string[] = [];
   let current = '';
   let words = 0;
-  for (const piece of answer.split(/(\s*\[\d+\][.!?。！？।॥؟…]*)/u)) {
-    if (piece === '') continue;
-    if (piece.includes('[')) {
+  // split() with a capture group puts the citations (with the punctuation after them) at odd indexes.
+  for (const [i, piece] of answer.split(CITATION).entries()) {
+    if (i % 2 === 1) {
       current += piece;
       continue;
     }

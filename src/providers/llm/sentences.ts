@@ -17,9 +17,9 @@
 
 // Thai/Lao/Khmer clauses (see clauses()).
 const MIN_CLAUSE_CHARS_STRONG = 15;
-const MAX_CLAUSE_CHARS = 160;
-const MIN_CLAUSE_CHARS = 45;
-const MIN_RUN_CHARS = 5;
+const MAX_CLAUSE_CHARS = 300;
+const MIN_CLAUSE_CHARS = 100;
+const MIN_RUN_CHARS = 6;
 
 const FENCE = /^\s*(```|~~~)/;
 const BLOCK_START = /^\s*(?:#{1,6}\s|>|[-*+•]\s|\d{1,3}[.)]\s)/;

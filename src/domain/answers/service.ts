@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import { isUuid } from '../ids.js';
+import type { IntegrationService } from '../integrations.js';
+import type { Integration, Scope } from '../model.js';
+import { NotFoundError, PaymentRequiredError, UpstreamError } from '../errors.js';
+import type { AnswerChunk, AnswerMessage, AnswerProvider, ConversationRepository } from '../ports.js';
+import { ProviderError } from '../ports.js';
+import type { Passage, SearchHit, SearchService } from '../search.js';
+import { detectLanguage } from '../text/tokenize.js';
+import type { Reservation, UsageService } from '../usage.js';
+import { CitationFilter, type CitedSource } from './citations.js';
+import { buildMessages } from './prompt.js';
+
+/** The domain's stream events; the HTTP layer adds timestamps and SSE framing. */
+export type AnswerEvent =
+  | { type: 'stream_start'; provider: string; model: string }
+  | { type: 'text_delta'; delta: string; message_id: string }
+  | { type: 'citation'; citation: CitedSource }
+  | { type: 'stream_end'; reason: string; usage: { prompt_tokens: number; completion_tokens: number } };
+
+export interface AnswerStream {
+  /** False when search found nothing relevant: the stream then carries no generated text. */
+  relevant: boolean;
+  /** The passages given to the provider, numbered from 1 in this order. */
+  passages: Passage[];
+  messageId: string;
+  /** Starts with `stream_start` and ends with `stream_end`; throws if the provider fails midway. */
+  events: AsyncIterable<AnswerEvent>;
+}
+
+export interface SummariseParams {
+  query: string;
+  threshold: number;
+  locale?: string;
+}
+
+export interface ChatParams {
+  message: string;
+  conversationId: string | null;
+  locale?: string;
+}
+
+export interface AnswerService {
+  /**
+   * A streamed summary of what the integration's collections say about `query`. Resolves
+   * once the provider has started answering, so failures before that reject (402 credits,
+   * 403 inactive, 404 unknown, 502/503 provider) and nothing is streamed.
+   */
+  summarise(scope: Scope, integrationId: string, params: SummariseParams, signal: AbortSignal): Promise<AnswerStream>;
+  /**
+   * A streamed chat reply grounded in the integration's collections, continuing
+   * `conversationId` (404 when unknown or foreign) or starting a conversation. Both turns
+   * are stored; a reply cut short by `signal` is stored as far as it got.
+   */
+  chat(scope: Scope, integrationId: string, params: ChatParams, signal: AbortSignal): Promise<AnswerStream & { conversationId: string }>;
+}
+
+/** Passages given to a provider. */
+const PASSAGES = 6;
+/** Earlier messages sent with a chat turn. */
+const HISTORY = 8;
+const DEFAULT_UNKNOWN_ANSWER = 'Sorry, I could not find an answer to that in our documentation.';
+
+export function createAnswerService(deps: {
+  integrations: IntegrationService;
+  search: SearchService;
+  provider: AnswerProvider;
+  /** Answer credits: one is taken before a provider is asked, and given back if nothing was answered. */
+  credits: Pick<UsageService, 'reserveCredit' | 'refund'>;
+  conversations: ConversationRepository;
+  log?: (error: unknown) => void;
+}): AnswerService {
+  const { integrations, search, provider, credits, conversations } = deps;
+
+  /**
+   * Asks the provider and waits for its first chunk, so a provider that fails at once
+   * becomes an error response instead of a broken stream. The credit is given back then.
+   */
+  async function start(scope: Scope, reservation: Reservation, request: Parameters<AnswerProvider['stream']>[0], signal: AbortSignal) {
+    const iterator = provider.stream(request, signal)[Symbol.asyncIterator]();
+    try {
+      const first = await iterator.next();
+      return { first, iterator };
+    } catch (error) {
+      await credits.refund(scope, reservation).catch((e) => deps.log?.(e));
+      if (error instanceof ProviderError) throw new UpstreamError(error.message, error.status);
+      throw error;
+    }
+  }
+
+  /** Provider chunks → answer events, citations checked against the passages given. */
+  async function* events(
+    first: IteratorResult<AnswerChunk>,
+    iterator: AsyncIterator<AnswerChunk>,
+    passages: readonly Passage[],
+    messageId: string,
+    done: (text: string, cited: readonly CitedSource[], complete: boolean) => Promise<void>,
+  ): AsyncGenerator<AnswerEvent> {
+    const filter = new CitationFilter(new Map(passages.map((p, i) => [i + 1, citedSource(p, i + 1)])));
+    let text = '';
+    let complete = false;
+    try {
+      yield { type: 'stream_start', provider: provider.provider, model: provider.model };
+      for (let step = first; !step.done; step = await iterator.next()) {
+        const chunk = step.value;
+        if (chunk.type === 'end') {
+          const rest = filter.flush();
+          text += rest.text;
+          if (rest.text) yield { type: 'text_delta', delta: rest.text, message_id: messageId };
+          for (const citation of rest.cited) yield { type: 'citation', citation };
+          complete = true;
+          yield { type: 'stream_end', reason: chunk.reason, usage: { prompt_tokens: chunk.usage.promptTokens, completion_tokens: chunk.usage.completionTokens } };
+          break;
+        }
+        const { text: shown, cited } = filter.push(chunk.delta);
+        text += shown;
+        if (shown) yield { type: 'text_delta', delta: shown, message_id: messageId };
+        for (const citation of cited) yield { type: 'citation', citation };
+      }
+    } catch (error) {
+      if (error instanceof ProviderError) throw new UpstreamError(error.message, error.status);
+      throw error;
+    } finally {
+      await iterator.return?.().catch(() => undefined);
+      await done(text, filter.cited, complete).catch((e) => deps.log?.(e));
+    }
+  }
+
+  /** A fixed reply streamed like an answer (nothing relevant was found). */
+  async function* fixed(text: string, messageId: string, reason: string, done: () => Promise<void>): AsyncGenerator<AnswerEvent> {
+    try {
+      yield { type: 'stream_start', provider: provider.provider, model: provider.model };
+      if (text) yield { type: 'text_delta', delta: text, message_id: messageId };
+      yield { type: 'stream_end', reason, usage: { prompt_tokens: 0, completion_tokens: 0 } };
+    } finally {
+      await done().catch((e) => deps.log?.(e));
+    }
+  }
+
+  return {
+    async summarise(scope, integrationId, params, signal) {
+      const integration = await integrations.getActive(scope, integrationId);
+      const passages = await search.retrieve(scope, integration, { query: params.query, threshold: params.threshold, limit: PASSAGES });
+      const messageId = randomUUID();
+      if (passages.length === 0) {
+        return { relevant: false, passages, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}) };
+      }
+      const reservation = await credits.reserveCredit(scope);
+      if (reservation === null) throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.');
+      const request = {
+        messages: buildMessages({ task: 'summary', locale: params.locale, passages: promptPassages(passages) }, [], params.query),
+        question: params.query,
+        passages: promptPassages(passages),
+        locale: params.locale,
+      };
+      const { first, iterator } = await start(scope, reservation, request, signal);
+      return { relevant: true, passages, messageId, events: events(first, iterator, passages, messageId, async () => {}) };
+    },
+
+    async chat(scope, integrationId, params, signal) {
+      const integration = await integrations.getActive(scope, integrationId);
+      const settings = chatSettings(integration);
+      let conversationId = params.conversationId;
+      let history: AnswerMessage[] = [];
+      if (conversationId !== null) {
+        if (!isUuid(conversationId) || !(await conversations.exists(scope, integration.id, conversationId))) throw new NotFoundError('Conversation');
+        history = (await conversations.recentMessages(scope, conversationId, HISTORY)).map((m) => ({ role: m.role, content: m.content }));
+      }
+      // A follow-up ("and how much is it?") is searched together with the last question.
+      const context = [...history].reverse().find((m) => m.role === 'user')?.content;
+      const passages = await search.retrieve(scope, integration, { query: params.message, context, threshold: 0.4, limit: PASSAGES });
+      const reservation = passages.length > 0 ? await credits.reserveCredit(scope) : undefined;
+      if (reservation === null) {
+        throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });
+      }
+
+      if (conversationId === null) {
+        conversationId = randomUUID();
+        await conversations.create(scope, { id: conversationId, integrationId: integration.id, title: params.message.slice(0, 120) });
+      }
+      const id = conversationId;
+      await conversations.addMessage(scope, id, { id: randomUUID(), role: 'user', content: params.message, citations: [] });
+      const messageId = randomUUID();
+      const store = (content: string, citations: readonly CitedSource[]) =>
+        content.trim() ? conversations.addMessage(scope, id, { id: messageId, role: 'assistant', content, citations: [...citations] }) : Promise.resolve();
+
+      if (passages.length === 0) {
+        const reply = settings.unknownAnswer ?? DEFAULT_UNKNOWN_ANSWER;
+        return { relevant: false, passages, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, [])) };
+      }
+      const locale = params.locale ?? languageOf(params.message);
+      const prompt = { task: 'chat' as const, persona: settings.persona, instructions: settings.instructions, locale, passages: promptPassages(passages) };
+      const request = {
+        messages: buildMessages(prompt, history, params.message),
+        question: context ? `${params.message}\n${context}` : params.message,
+        passages: prompt.passages,
+        locale,
+      };
+      const { first, iterator } = await start(scope, reservation!, request, signal);
+      return {
+        relevant: true,
+        passages,
+        messageId,
+        conversationId: id,
+        events: events(first, iterator, passages, messageId, (text, cited) => store(text, cited)),
+      };
+    },
+  };
+}
+
+function promptPassages(passages: readonly Passage[]) {
+  return passages.map((p, i) => ({ ref: i + 1, title: p.hit.title, url: p.hit.source_url, text: p.text }));
+}
+
+function citedSource(p: Passage, ref: number): CitedSource {
+  return { ref, title: p.hit.title ?? p.hit.source_url ?? `Source ${ref}`, url: p.hit.source_url ?? '' };
+}
+
+/** The question's language when it can be told, so the reply follows it. */
+function languageOf(text: string): string | undefined {
+  const language = detectLanguage(text);
+  return language === 'und' ? undefined : language;
+}
+
+function chatSettings(integration: Integration) {
+  const s = integration.settings;
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : null);
+  return {
+    persona: typeof s.persona === 'string' ? s.persona : 'custom',
+    instructions: text(s.instructions),
+    unknownAnswer: text(s.unknown_answer_message),
+  };
+}

@@ -1,0 +1,59 @@
+import { Marked } from 'marked';
+import sanitizeHtml from 'sanitize-html';
+
+const marked = new Marked({ gfm: true, breaks: false, async: false });
+
+/** What answer HTML may contain: text formatting, lists, code, tables and http(s)/mailto links. */
+const POLICY: sanitizeHtml.IOptions = {
+  allowedTags: ['p', 'br', 'strong', 'em', 'b', 'i', 'code', 'pre', 'ul', 'ol', 'li', 'blockquote', 'a', 'sup', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'hr', 'del'],
+  allowedAttributes: { a: ['href', 'title'] },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowProtocolRelative: false,
+  transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow', target: '_blank' }) },
+};
+// The transform adds rel and target; they must survive the attribute filter.
+POLICY.allowedAttributes = { a: ['href', 'title', 'rel', 'target'] };
+
+/** Markdown → HTML that is safe to insert into a page (no scripts, handlers or javascript: links). */
+export function markdownToHtml(markdown: string): string {
+  return sanitizeHtml(marked.parse(markdown, { async: false }), POLICY).trim();
+}
+
+/**
+ * Streams markdown as HTML block by block: text is held until a blank line ends a block
+ * (or the stream ends), then that block is rendered and sanitised, so every piece sent is
+ * complete, safe HTML. Code fences are kept whole.
+ */
+export class HtmlBlockStream {
+  private buffer = '';
+
+  push(delta: string): string {
+    this.buffer += delta;
+    let out = '';
+    for (;;) {
+      const end = blockEnd(this.buffer);
+      if (end < 0) return out;
+      out += markdownToHtml(this.buffer.slice(0, end));
+      this.buffer = this.buffer.slice(end).replace(/^\n+/, '');
+    }
+  }
+
+  flush(): string {
+    const rest = this.buffer;
+    this.buffer = '';
+    return rest.trim() ? markdownToHtml(rest) : '';
+  }
+}
+
+/** Index after the first complete block (ended by a blank line outside a code fence), or -1. */
+function blockEnd(text: string): number {
+  let inFence = false;
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    const next = offset + line.length + 1;
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    else if (!inFence && line.trim() === '' && offset > 0 && next <= text.length) return next;
+    offset = next;
+  }
+  return -1;
+}

@@ -1,0 +1,113 @@
+import { Type } from 'typebox';
+import type { AnswerEvent, AnswerStream } from '../../domain/answers/service.js';
+import { ValidationError } from '../../domain/errors.js';
+import type { App } from '../app.js';
+import { LOCALE, parseSummariseParams } from '../answerParams.js';
+import { HtmlBlockStream } from '../markdown.js';
+import { Entry, errorResponses, Message } from '../schemas.js';
+import { disconnectSignal, sendEvents } from '../sse.js';
+
+const Params = Type.Object({ integration: Type.String({ maxLength: 64 }) });
+const MAX_MESSAGE = 4_000;
+
+const SummaryResponse = Type.Object({
+  has_relevant_results: Type.Boolean(),
+  summary: Type.String(),
+  references: Type.Array(Type.Object({ ref: Type.Integer(), title: Type.String(), url: Type.String() })),
+  data: Type.Array(Type.Object({ id: Type.String(), title: Type.Union([Type.String(), Type.Null()]), raw_text: Type.String() })),
+});
+const ChatBody = Type.Object({
+  message: Type.String({ minLength: 1, maxLength: MAX_MESSAGE }),
+  conversation_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+  stream: Type.Optional(Type.Boolean()),
+  locale: Type.Optional(Type.String({ pattern: LOCALE.source, maxLength: 35 })),
+});
+const ChatResponse = Type.Object({ conversation_id: Type.String(), message: Type.String() });
+const PaymentRequired = Type.Object({ message: Type.String(), data: Type.Optional(Type.Array(Type.Object({ ...Entry.properties }, { additionalProperties: true }))) });
+const failures = { 402: PaymentRequired, 403: Message, 502: Message, 503: Message, ...errorResponses };
+
+export function answerRoutes(app: App): void {
+  const { answers } = app.deps;
+  const tags = ['answers'];
+
+  app.get('/integrations/:integration/summarise', {
+    config: { answerRoute: true },
+    schema: {
+      tags,
+      summary: 'AI summary of what the integration’s content says about a query',
+      description:
+        'Query parameters: query (required), threshold (0..1, default 0.4), stream (default true: Server-Sent Events), ' +
+        'format (markdown | html; html is sanitised, and streamed block by block), locale (answer language).',
+      params: Params,
+      querystring: Type.Object({}, { additionalProperties: true }),
+      response: { 200: SummaryResponse, ...failures },
+    },
+  }, async (request, reply) => {
+    const params = parseSummariseParams(request.query as Record<string, unknown>);
+    const answer = await answers.summarise(request.scope, request.params.integration, params, disconnectSignal(reply));
+    const events = params.format === 'html' ? asHtml(answer.events) : answer.events;
+    if (params.stream) return sendEvents(request, reply, events);
+    const { text, references } = await collect(events);
+    return {
+      has_relevant_results: answer.relevant,
+      summary: text,
+      references,
+      data: answer.passages.map((p) => ({ id: p.hit.id, title: p.hit.title, raw_text: p.hit.raw_text })),
+    };
+  });
+
+  app.post('/integrations/:integration/chat', {
+    config: { answerRoute: true },
+    schema: {
+      tags,
+      summary: 'Chat grounded in the integration’s content (multi-turn)',
+      description: 'Streams Server-Sent Events unless stream is false; the X-Conversation-Id header carries the conversation id.',
+      params: Params,
+      body: ChatBody,
+      response: { 200: ChatResponse, ...failures },
+    },
+  }, async (request, reply) => {
+    const message = request.body.message.trim();
+    if (message === '') throw ValidationError.field('message', 'The message field is required.');
+    const answer = await answers.chat(
+      request.scope,
+      request.params.integration,
+      { message, conversationId: request.body.conversation_id ?? null, locale: request.body.locale },
+      disconnectSignal(reply),
+    );
+    if (request.body.stream ?? true) return sendEvents(request, reply, answer.events, { 'x-conversation-id': answer.conversationId });
+    reply.header('x-conversation-id', answer.conversationId);
+    return { conversation_id: answer.conversationId, message: (await collect(answer.events)).text };
+  });
+}
+
+/** The text and the citations of a whole answer. */
+async function collect(events: AnswerStream['events']) {
+  let text = '';
+  const references: { ref: number; title: string; url: string }[] = [];
+  for await (const event of events) {
+    if (event.type === 'text_delta') text += event.delta;
+    if (event.type === 'citation') references.push(event.citation);
+  }
+  return { text: text.trim(), references };
+}
+
+/** The same events with markdown text turned into sanitised HTML, block by block. */
+async function* asHtml(events: AsyncIterable<AnswerEvent>): AsyncGenerator<AnswerEvent> {
+  const html = new HtmlBlockStream();
+  let messageId = '';
+  for await (const event of events) {
+    if (event.type === 'text_delta') {
+      messageId = event.message_id;
+      const delta = html.push(event.delta);
+      if (delta) yield { ...event, delta };
+      continue;
+    }
+    if (event.type === 'stream_end') {
+      const rest = html.flush();
+      if (rest) yield { type: 'text_delta', delta: rest, message_id: messageId };
+    }
+    yield event;
+  }
+}
+

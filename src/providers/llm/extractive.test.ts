@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AnswerChunk, AnswerRequest } from '../../domain/ports.js';
+import { createExtractiveProvider, type ExtractiveProviderOptions } from './extractive.js';
+import { splitSentences } from './sentences.js';
+
+type Passages = AnswerRequest['passages'];
+
+/**
+ * XQuAD paragraphs xq00_2 (the answer, in its third sentence) and xq00_3 (a distractor from
+ * the same article), with question 56beb6533aeaaa14008c9289, in four languages.
+ */
+const XQUAD = {
+  en: {
+    question: 'How old was John Elway when he played in Super Bowl XXXIII?',
+    answer: '38',
+    gold: "Peyton Manning became the first quarterback ever to lead two different teams to multiple Super Bowls. He is also the oldest quarterback ever to play in a Super Bowl at age 39. The past record was held by John Elway, who led the Broncos to victory in Super Bowl XXXIII at age 38 and is currently Denver's Executive Vice President of Football Operations and General Manager.",
+    other: 'Six-time Grammy winner and Academy Award nominee Lady Gaga performed the national anthem, while Academy Award winner Marlee Matlin provided American Sign Language (ASL) translation.',
+  },
+  de: {
+    question: 'Wie alt war John Elway, als er im Super Bowl XXXIII spielte?',
+    answer: '38',
+    gold: 'Peyton Manning wurde zum ersten Quarterback, der zwei verschiedene Teams zu mehreren Super Bowls führte. Mit 39 Jahren ist er zudem auch der älteste Quarterback, der je in einem Super Bowl spielte. Vor Manning wurde der Rekord von John Elway gehalten, der im Alter von 38 Jahren die Broncos zum Sieg beim Super Bowl XXXIII führte und derzeit Denvers Executive Vice President of Football Operations und General Manager ist.',
+    other: 'Die sechs-malige Grammy-Gewinnerin und Oscar-Nominierte Lady Gaga führte die Nationalhymne auf, während die Oscar-Gewinnerin Marlee Matlin in die Amerikanische Gebärdensprache (ASL) übersetzte.',
+  },
+  zh: {
+    question: '约翰·埃尔维参加第 33 届超级碗时多大？',
+    answer: '38岁',
+    gold: '培顿·曼宁成为史上首位带领两支不同球队多次进入超级碗的四分卫。他也以 39 岁高龄参加超级碗而成为史上年龄最大的四分卫。过去的记录是由约翰·埃尔维保持的，他在 38岁时带领野马队赢得第 33 届超级碗，目前担任丹佛的橄榄球运营执行副总裁兼总经理。',
+    other: '六次格莱美奖得主及奥斯卡奖提名者女神卡卡献唱了国歌，而奥斯卡奖得主玛丽·麦特琳担任了美国手语 (ASL) 翻译。',
+  },
+  th: {
+    question: 'จอห์น เอลเวย์ อายุเท่าไรตอนที่เขาเล่นในซูเปอร์โบว์ลครั้งที่ 33',
+    answer: 'เมื่ออายุ 38 ปี',
+    gold: 'เพย์ตัน แมนนิง กลายเป็นควอเตอร์แบ็กคนแรกที่นำ สอง ทีมไปสู่ซูเปอร์โบว์ลหลายครั้ง  เขายังเป็นควอเตอร์แบ็กที่อายุมากที่สุดที่เคยเล่นในซูเปอร์โบว์ลอีกด้วย โดยมีอายุ 39 ปี  สถิติเดิมเป็นของ จอห์น เอลเวย์ ซึ่งนำทีม บรอนคอส ไปสู่ชัยชนะในการแข่งขัน ซูเปอร์โบว์ลครั้งที่ 33 เมื่ออายุ 38 ปี และปัจจุบันเขาคือ รองประธานผู้บริหารทีมฟุตบอลและผู้จัดการทั่วไป ของเดนเวอร์',
+    other: 'เลดีกากา ซึ่งชนะรางวัลแกรมมี หก รางวัล และได้เข้าชิงรางวัล อคาเดมี เป็นผู้ขับร้อง เพลงชาติ ในขณะที่ มาร์ลี แมตลิน ผู้ชนะรางวัลอคาเดมีเป็นผู้แปลให้เป็น ภาษามือแบบอเมริกัน ',
+  },
+};
+
+function passages(...texts: string[]): Passages {
+  return texts.map((text, i) => ({ ref: i + 1, title: null, url: null, text }));
+}
+
+function open(): AbortSignal {
+  return new AbortController().signal;
+}
+
+async function chunksOf(question: string, given: Passages, options?: ExtractiveProviderOptions): Promise<AnswerChunk[]> {
+  const chunks: AnswerChunk[] = [];
+  for await (const chunk of createExtractiveProvider(options).stream({ messages: [], question, passages: given }, open())) chunks.push(chunk);
+  return chunks;
+}
+
+async function answer(question: string, given: Passages, options?: ExtractiveProviderOptions): Promise<string> {
+  return (await chunksOf(question, given, options)).map((c) => (c.type === 'text' ? c.delta : '')).join('');
+}
+
+function citations(text: string): number[] {
+  return [...text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+}
+
+/** The answer's sentences: each ends with its citation (and the punctuation after it). */
+function sentencesOf(text: string): string[] {
+  return text.split(/(?<=\[\d+\][.!?。！？]?)\s*/u).filter(Boolean);
+}
+
+describe('extractive answer provider', () => {
+  it('names itself lore / extractive-1', () => {
+    const provider = createExtractiveProvider();
+    assert.equal(provider.provider, 'lore');
+    assert.equal(provider.model, 'extractive-1');
+  });
+
+  for (const [language, fixture] of Object.entries(XQUAD)) {
+    it(`quotes the sentence holding the answer and cites its passage (${language})`, async () => {
+      // The answer's passage is ranked second, behind a distractor from the same article.
+      const given = passages(fixture.other, fixture.gold);
+      const best = await answer(fixture.question, given, { maxSentences: 1 });
+      assert.ok(best.includes(fixture.answer), best);
+      assert.deepEqual(citations(best), [2]);
+      assert.ok(best.length < fixture.gold.length * 0.75, 'one sentence, not the paragraph');
+      const full = await answer(fixture.question, given);
+      assert.ok(full.includes(fixture.answer), full);
+      assert.ok(citations(full).includes(2));
+    });
+  }
+
+  it('writes the citation before the final punctuation, without a space in Chinese', async () => {
+    assert.match(await answer(XQUAD.en.question, passages(XQUAD.en.gold), { maxSentences: 1 }), /General Manager \[1\]\.$/);
+    assert.match(await answer(XQUAD.zh.question, passages(XQUAD.zh.gold), { maxSentences: 1 }), /总经理\[1\]。$/);
+  });
+
+  it('cites only the refs it was given, and drops citation markers found in the passages', async () => {
+    const given: Passages = [
+      { ref: 3, title: 'Plans', url: 'https://example.com/plans', text: 'Lore costs 20 euros a month [7]. The free plan has 1,000 searches [12].' },
+      { ref: 9, title: null, url: null, text: 'Lore is priced per organisation. Prices include taxes [2].' },
+    ];
+    const text = await answer('How much does Lore cost per month?', given);
+    assert.ok(text.includes('20 euros a month'), text);
+    assert.ok(citations(text).length > 0);
+    for (const ref of citations(text)) assert.ok(ref === 3 || ref === 9, `cites [${ref}]`);
+  });
+
+  it('does not repeat a sentence that several passages share', async () => {
+    // Overlapping chunks of one entry repeat sentences.
+    const shared = 'Webhooks are retried five times with exponential backoff.';
+    const text = await answer('How often are webhooks retried?', passages(`${shared} Each attempt times out after ten seconds.`, `Delivery logs are kept for a week. ${shared}`, shared));
+    assert.equal(text.split('retried five times').length - 1, 1, text);
+    const sentences = sentencesOf(text).map((s) => s.replace(/\s*\[\d+\]/, ''));
+    assert.equal(new Set(sentences).size, sentences.length);
+  });
+
+  it('does not let question words decide: "how many" alone is no overlap', async () => {
+    const given = passages('How many people visit, and how much they pay, is not known to anyone.', 'Mars has two small moons, Phobos and Deimos, discovered in 1877.');
+    const text = await answer('How many moons does Mars have?', given, { maxSentences: 1 });
+    assert.ok(text.startsWith('Mars has two small moons'), text);
+  });
+
+  it('keeps to at most 3 sentences and about 600 characters by default, and to the configured limits', async () => {
+    const handbook = [
+      'The handbook explains how Lore answers questions from your own documentation.',
+      'Lore answers questions by quoting the handbook sentences that match them best.',
+      'Every answer cites the handbook pages it quotes, so readers can check the source.',
+      'Questions in German or Thai are answered from handbook pages in the same language.',
+      'The handbook is reindexed every night, and new pages can be answered from at once.',
+      'Answers stay short: the handbook is quoted, never paraphrased.',
+    ];
+    const question = 'How does Lore answer questions from the handbook?';
+    const text = await answer(question, passages(handbook.slice(0, 3).join(' '), handbook.slice(3).join(' ')));
+    assert.ok(citations(text).length >= 2 && citations(text).length <= 3, text);
+    assert.ok(text.length <= 620, `${text.length} characters`);
+    const short = await answer(question, passages(handbook.join(' ')), { maxSentences: 2, maxChars: 160 });
+    assert.ok(citations(short).length <= 2 && short.length <= 170, short);
+    assert.equal(citations(await answer(question, passages(handbook.join(' ')), { maxSentences: 1 })).length, 1);
+  });
+
+  it('cuts a single sentence longer than the limit at a word boundary', async () => {
+    const sentence = `The retention policy ${'keeps every conversation, message and citation for thirty days '.repeat(12)}before deleting them.`;
+    const text = await answer('How long is the retention policy?', passages(sentence), { maxChars: 300 });
+    assert.match(text, /^The retention policy keeps .* \w+… \[1\]$/u);
+    assert.ok(text.length <= 306, `${text.length} characters`);
+  });
+
+  it('answers with the best sentence it has even without any overlap, and with nothing when there is no text', async () => {
+    const text = await answer('Qu’est-ce que c’est ?', passages('Lore searches your documentation. It also writes short answers.'));
+    assert.equal(citations(text).length, 1);
+    const chunks = await chunksOf('What is Lore?', passages('', '   '));
+    assert.equal(chunks.length, 1);
+    assert.equal(chunks[0]!.type, 'end');
+    assert.equal(chunks[0]!.type === 'end' && chunks[0]!.usage.completionTokens, 0);
+  });
+
+  it('is deterministic', async () => {
+    const given = passages(XQUAD.en.other, XQUAD.en.gold, XQUAD.de.gold);
+    assert.equal(await answer(XQUAD.en.question, given), await answer(XQUAD.en.question, given));
+  });
+});
+
+describe('extractive answer streaming', () => {
+  it('streams several deltas, never splitting a citation, then one end with integer usage', async () => {
+    const chunks = await chunksOf(XQUAD.en.question, passages(XQUAD.en.other, XQUAD.en.gold));
+    const deltas = chunks.flatMap((c) => (c.type === 'text' ? [c.delta] : []));
+    assert.ok(deltas.length >= 5, `${deltas.length} deltas`);
+    for (const delta of deltas) assert.equal(/\[\d*$|^\d*\]/.test(delta), false, `delta ${JSON.stringify(delta)}`);
+    const last = chunks.at(-1)!;
+    assert.equal(chunks.filter((c) => c.type === 'end').length, 1);
+    assert.equal(last.type, 'end');
+    if (last.type !== 'end') return;
+    assert.equal(last.reason, 'stop');
+    assert.ok(Number.isInteger(last.usage.promptTokens) && last.usage.promptTokens > 50);
+    assert.ok(Number.isInteger(last.usage.completionTokens) && last.usage.completionTokens > 10);
+  });
+
+  it('rejects with the abort reason before the first delta and between deltas', async () => {
+    const provider = createExtractiveProvider();
+    const request = { messages: [], question: XQUAD.en.question, passages: passages(XQUAD.en.other, XQUAD.en.gold) };
+    const aborted = new AbortController();
+    const reason = new Error('client went away');
+    aborted.abort(reason);
+    await assert.rejects(provider.stream(request, aborted.signal)[Symbol.asyncIterator]().next(), (error) => error === reason);
+
+    const controller = new AbortController();
+    const received: AnswerChunk[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const chunk of provider.stream(request, controller.signal)) {
+          received.push(chunk);
+          controller.abort(reason);
+        }
+      })(),
+      (error) => error === reason,
+    );
+    assert.equal(received.length, 1);
+  });
+
+  it('sends the first delta within a few milliseconds for 10 passages of about 200 words', async () => {
+    const words = XQUAD.en.gold.split(' ');
+    const given = passages(...Array.from({ length: 10 }, (_, i) => Array.from({ length: 200 }, (_, j) => words[(i * 7 + j) % words.length]).join(' ') + '.'));
+    const provider = createExtractiveProvider();
+    const first = async () => {
+      const started = performance.now();
+      const iterator = provider.stream({ messages: [], question: XQUAD.en.question, passages: given }, open())[Symbol.asyncIterator]();
+      await iterator.next();
+      await iterator.return?.();
+      return performance.now() - started;
+    };
+    await first(); // warm the tokeniser's caches and the segmenters
+    const ms = await first();
+    assert.ok(ms < 50, `${ms.toFixed(1)} ms`);
+  });
+});
+
+describe('sentence splitting for extractive answers', () => {
+  it('splits English, keeping abbreviations and initials inside their sentence', () => {
+    assert.deepEqual(splitSentences('J. R. R. Tolkien wrote it. Dr. Smith moved to the U.S. Army in 1990. Did he? Yes!', 'en'), [
+      'J. R. R. Tolkien wrote it.',
+      'Dr. Smith moved to the U.S. Army in 1990.',
+      'Did he?',
+      'Yes!',
+    ]);
+  });
+
+  it('keeps German ordinals and z. B. inside their sentence', () => {
+    assert.deepEqual(splitSentences('Er wurde am 3. Oktober 1990 geboren, z. B. in Berlin. Das ist gut.', 'de'), [
+      'Er wurde am 3. Oktober 1990 geboren, z. B. in Berlin.',
+      'Das ist gut.',
+    ]);
+  });
+
+  it('splits Chinese, Hindi and Arabic at their own sentence marks', () => {
+    assert.deepEqual(splitSentences(XQUAD.zh.gold, 'zh').length, 3);
+    assert.deepEqual(splitSentences('ब्रोंकोस ने 23–16 से हराया। फिर उन्होंने पैट्रिओट्स को हराया। वे नहीं हारे।', 'hi'), [
+      'ब्रोंकोस ने 23–16 से हराया।',
+      'फिर उन्होंने पैट्रिओट्स को हराया।',
+      'वे नहीं हारे।',
+    ]);
+    assert.deepEqual(splitSentences('ما هي لور؟ لور خدمة بحث. إنها سريعة!', 'ar'), ['ما هي لور؟', 'لور خدمة بحث.', 'إنها سريعة!']);
+  });
+
+  it('splits Thai at double spaces, and a long run of single-spaced text at spaces between clauses', () => {
+    assert.equal(splitSentences(XQUAD.th.gold, 'th').length, 3);
+    const single = splitSentences(XQUAD.th.gold.replace(/\s+/g, ' '), 'th');
+    assert.ok(single.length >= 2, JSON.stringify(single));
+    assert.equal(single.join(' '), XQUAD.th.gold.replace(/\s+/g, ' ').trim());
+    assert.ok(single.every((s) => s.length >= 40 && s.length <= 300), JSON.stringify(single));
+  });
+
+  it('reads Markdown: blocks end sentences, markers and fenced code are dropped, wrapped lines join', () => {
+    const text = '# Install\n\nRun the installer\nfrom the menu. Then restart.\n\n- Fast [3]\n- Private\n\n```\nnpm start\n```\n1. Done';
+    assert.deepEqual(splitSentences(text), ['Install', 'Run the installer from the menu.', 'Then restart.', 'Fast', 'Private', 'Done']);
+  });
+});

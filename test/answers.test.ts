@@ -1,0 +1,278 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ProviderError, type AnswerChunk, type AnswerProvider } from '../src/domain/ports.js';
+import { backends, MASTER_KEY, startServer, type TestServer } from './helpers.js';
+
+const DOCS = [
+  { id: 'pro', title: 'The Pro plan', url: 'https://example.com/pro', text: 'The Pro plan includes single sign-on, audit logs and priority support for teams.' },
+  { id: 'pro-price', title: 'Pro plan pricing', url: 'https://example.com/pro/pricing', text: 'The Pro plan costs 49 euros per user per month, billed yearly.' },
+  { id: 'starter-price', title: 'Starter plan pricing', url: 'https://example.com/starter/pricing', text: 'The Starter plan costs 9 euros per month for one user.' },
+  { id: 'reset', title: 'Reset your password', url: 'https://example.com/reset', text: 'Open Settings, then Security, and choose Reset password. A reset link arrives by e-mail within five minutes.' },
+  { id: 'xss', title: 'Embedding widgets', url: 'https://example.com/embed', text: 'Embed the widget with one script tag <img src=x onerror=alert(1)> and call mount.' },
+];
+
+/** The events of an SSE body, and whether it ended with [DONE]. */
+function parseSse(body: string): { events: any[]; done: boolean } {
+  const data = body.split('\n\n').filter(Boolean).map((block) => {
+    assert.match(block, /^data: /, block);
+    return block.slice('data: '.length);
+  });
+  const done = data.at(-1) === '[DONE]';
+  return { events: (done ? data.slice(0, -1) : data).map((d) => JSON.parse(d)), done };
+}
+
+for (const backend of backends()) {
+  describe(`answers [${backend}]`, () => {
+    let server: TestServer;
+    let org: { id: number; token: string };
+    let other: { token: string };
+    let chatbot: string;
+    let box: string;
+    let collection: string;
+    const summarise = (qs: string, token = org.token) => server.call('GET', `/api/v1/integrations/${box}/summarise?${qs}`, { token });
+    const chat = (body: unknown, token = org.token, integration = chatbot) => server.call('POST', `/api/v1/integrations/${integration}/chat`, { token, body });
+    const setCredits = (credits: number | null) =>
+      server.call('PATCH', `/api/v1/admin/organisations/${org.id}`, { token: MASTER_KEY, body: { answer_credits: credits } });
+
+    before(async () => {
+      server = await startServer(backend);
+      org = await server.createOrg('Acme');
+      other = await server.createOrg('Other');
+      collection = (await server.call('POST', '/api/v1/collections', { token: org.token, body: { name: 'Docs' } })).body.data.id;
+      const entries = DOCS.map((d) => ({ source_type: 'doc', source_id: d.id, title: d.title, raw_text: d.text, source_url: d.url }));
+      await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token: org.token, body: { entries } });
+      chatbot = (await server.call('POST', '/api/v1/integrations', {
+        token: org.token,
+        body: { type: 'chatbot', name: 'Bot', collection_ids: [collection], persona: 'customer-support', unknown_answer_message: 'I do not know that one yet.' },
+      })).body.data.id;
+      box = (await server.call('POST', '/api/v1/integrations', { token: org.token, body: { type: 'search_box', name: 'Box', collection_ids: [collection] } })).body.data.id;
+    });
+    after(() => server.close());
+
+    it('streams a summary: stream_start, text_delta, citation, stream_end, then [DONE]', async () => {
+      const res = await summarise('query=how+do+I+reset+my+password');
+      assert.equal(res.status, 200);
+      assert.match(String(res.headers['content-type']), /^text\/event-stream/);
+      const { events, done } = parseSse(res.body);
+      assert.ok(done);
+      const types = events.map((e) => e.type);
+      assert.equal(types[0], 'stream_start');
+      assert.equal(types.at(-1), 'stream_end');
+      assert.ok(types.includes('text_delta') && types.includes('citation'));
+      assert.deepEqual(Object.keys(events[0]).sort(), ['model', 'provider', 'timestamp', 'type']);
+      assert.deepEqual([events[0].provider, events[0].model], ['lore', 'extractive-1']);
+      for (const e of events) assert.ok(Number.isInteger(e.timestamp), JSON.stringify(e));
+      const deltas = events.filter((e) => e.type === 'text_delta');
+      for (const d of deltas) assert.deepEqual(Object.keys(d).sort(), ['delta', 'message_id', 'timestamp', 'type']);
+      assert.equal(new Set(deltas.map((d) => d.message_id)).size, 1);
+      assert.match(deltas.map((d) => d.delta).join(''), /Reset password/);
+      const citation = events.find((e) => e.type === 'citation');
+      assert.deepEqual(citation.citation, { ref: 1, title: 'Reset your password', url: 'https://example.com/reset' });
+      const end = events.at(-1);
+      assert.equal(typeof end.reason, 'string');
+      assert.ok(Number.isInteger(end.usage.prompt_tokens) && Number.isInteger(end.usage.completion_tokens), JSON.stringify(end.usage));
+    });
+
+    it('answers a summary as JSON with stream=false', async () => {
+      const res = await summarise('query=how+do+I+reset+my+password&stream=false');
+      assert.equal(res.status, 200);
+      assert.deepEqual(Object.keys(res.body).sort(), ['data', 'has_relevant_results', 'references', 'summary']);
+      assert.equal(res.body.has_relevant_results, true);
+      assert.match(res.body.summary, /Reset password/);
+      assert.match(res.body.summary, /\[1\]/);
+      assert.deepEqual(res.body.references[0], { ref: 1, title: 'Reset your password', url: 'https://example.com/reset' });
+      assert.deepEqual(Object.keys(res.body.data[0]).sort(), ['id', 'raw_text', 'title']);
+      assert.equal(res.body.data[0].title, 'Reset your password');
+    });
+
+    it('says nothing and uses no credit when nothing relevant is found', async () => {
+      await setCredits(1);
+      try {
+        const res = await summarise('query=banana+smoothie+recipe+with+mango&stream=false');
+        assert.deepEqual(res.body, { has_relevant_results: false, summary: '', references: [], data: [] });
+        const streamed = parseSse((await summarise('query=banana+smoothie+recipe+with+mango')).body);
+        assert.deepEqual(streamed.events.map((e) => e.type), ['stream_start', 'stream_end']);
+        assert.equal((await server.call('GET', '/api/v1/usage', { token: org.token })).body.data.answer_credits, 1);
+      } finally {
+        await setCredits(null);
+      }
+    });
+
+    it('renders html as sanitised HTML', async () => {
+      const res = await summarise('query=embed+the+widget+with+a+script+tag&stream=false&format=html');
+      assert.equal(res.status, 200);
+      assert.match(res.body.summary, /^<p>/);
+      assert.doesNotMatch(res.body.summary, /onerror|<script|<img/i);
+      const streamed = parseSse((await summarise('query=embed+the+widget+with+a+script+tag&format=html')).body);
+      const html = streamed.events.filter((e) => e.type === 'text_delta').map((e) => e.delta).join('');
+      assert.match(html, /^<p>/);
+      assert.doesNotMatch(html, /onerror|<img/i);
+    });
+
+    it('rejects bad summarise and chat input with 422', async () => {
+      const cases: [string, string[]][] = [
+        ['', ['query']],
+        ['query=%20%20', ['query']],
+        [`query=${'x'.repeat(1001)}`, ['query']],
+        ['query=x&format=pdf', ['format']],
+        ['query=x&stream=maybe', ['stream']],
+        ['query=x&threshold=2', ['threshold']],
+        ['query=x&locale=not a locale', ['locale']],
+      ];
+      for (const [qs, keys] of cases) {
+        const res = await summarise(qs);
+        assert.equal(res.status, 422, qs);
+        assert.deepEqual(Object.keys(res.body.errors).sort(), keys, qs);
+      }
+      for (const [body, key] of [
+        [{}, 'message'],
+        [{ message: '' }, 'message'],
+        [{ message: '   ' }, 'message'],
+        [{ message: 'x'.repeat(4001) }, 'message'],
+        [{ message: 'hi', stream: 'yes' }, 'stream'],
+        [{ message: 5 }, 'message'],
+      ] as const) {
+        const res = await chat(body);
+        assert.equal(res.status, 422, JSON.stringify(body));
+        assert.ok(key in res.body.errors, JSON.stringify(res.body));
+      }
+    });
+
+    it('chats without streaming and stores the conversation', async () => {
+      const res = await chat({ message: 'What does the Pro plan include?', stream: false });
+      assert.equal(res.status, 200);
+      assert.deepEqual(Object.keys(res.body).sort(), ['conversation_id', 'message']);
+      assert.match(res.body.message, /single sign-on/);
+      assert.equal(res.headers['x-conversation-id'], res.body.conversation_id);
+      const stored = await server.container.db.query<{ role: string; citations: unknown[] }>(
+        'SELECT role, citations FROM conversation_messages WHERE conversation_id = $1 ORDER BY seq',
+        [res.body.conversation_id],
+      );
+      assert.deepEqual(stored.map((m) => m.role), ['user', 'assistant']);
+      assert.ok(stored[1]!.citations.length >= 1);
+    });
+
+    it('retrieves a follow-up with the conversation’s context', async () => {
+      const first = await chat({ message: 'Tell me about the Pro plan', stream: false });
+      const follow = await chat({ message: 'and how much does it cost?', conversation_id: first.body.conversation_id, stream: false });
+      assert.equal(follow.status, 200);
+      assert.equal(follow.body.conversation_id, first.body.conversation_id);
+      assert.match(follow.body.message, /49 euros/);
+    });
+
+    it('streams chat with X-Conversation-Id and continues it', async () => {
+      const res = await chat({ message: 'How do I reset my password?' });
+      assert.equal(res.status, 200);
+      const id = res.headers['x-conversation-id'] as string;
+      assert.match(id, /^[0-9a-f-]{36}$/);
+      const { events, done } = parseSse(res.body);
+      assert.ok(done);
+      assert.deepEqual([events[0].type, events.at(-1).type], ['stream_start', 'stream_end']);
+      const again = await chat({ message: 'How long does the link take?', conversation_id: id });
+      assert.equal(again.headers['x-conversation-id'], id);
+    });
+
+    it('answers with unknown_answer_message when nothing is relevant', async () => {
+      const res = await chat({ message: 'banana smoothie recipe with mango', stream: false });
+      assert.deepEqual([res.status, res.body.message], [200, 'I do not know that one yet.']);
+    });
+
+    it('refuses unknown and foreign conversations with 404', async () => {
+      const mine = await chat({ message: 'What does the Pro plan include?', stream: false });
+      for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+        const res = await chat({ message: 'hello', conversation_id: id, stream: false });
+        assert.deepEqual([res.status, res.body], [404, { message: 'Conversation not found.' }]);
+      }
+      const otherBox = (await server.call('POST', '/api/v1/integrations', { token: org.token, body: { type: 'custom', name: 'Other', collection_ids: [collection] } })).body.data.id;
+      const elsewhere = await chat({ message: 'hello', conversation_id: mine.body.conversation_id, stream: false }, org.token, otherBox);
+      assert.equal(elsewhere.status, 404);
+      const foreign = await chat({ message: 'hello', conversation_id: mine.body.conversation_id, stream: false }, other.token);
+      assert.equal(foreign.status, 404, 'another organisation cannot even see the integration');
+    });
+
+    it('uses one credit per answer and answers 402 when they run out; chat’s 402 carries hits', async () => {
+      await setCredits(2);
+      try {
+        assert.equal((await summarise('query=reset+password&stream=false')).status, 200);
+        assert.equal((await chat({ message: 'What does the Pro plan include?', stream: false })).status, 200);
+        const summary = await summarise('query=reset+password&stream=false');
+        assert.equal(summary.status, 402);
+        assert.deepEqual(Object.keys(summary.body), ['message']);
+        const refused = await chat({ message: 'What does the Pro plan include?', stream: false });
+        assert.equal(refused.status, 402);
+        assert.equal(typeof refused.body.message, 'string');
+        assert.equal(refused.body.data[0].source_id, 'pro');
+        assert.ok(refused.body.data[0].score_breakdown.similarity > 0);
+      } finally {
+        await setCredits(null);
+      }
+    });
+
+    it('refuses answers on an inactive integration with 403', async () => {
+      await server.call('PATCH', `/api/v1/integrations/${box}`, { token: org.token, body: { is_active: false } });
+      try {
+        assert.equal((await summarise('query=reset')).status, 403);
+      } finally {
+        await server.call('PATCH', `/api/v1/integrations/${box}`, { token: org.token, body: { is_active: true } });
+      }
+    });
+  });
+
+  describe(`answer provider failures [${backend}]`, () => {
+    let server: TestServer;
+    let token: string;
+    let integration: string;
+    let behaviour: 'fail-at-once' | 'fail-midway' | 'cite-unknown' = 'fail-at-once';
+    const provider: AnswerProvider = {
+      provider: 'fake',
+      model: 'fake-1',
+      async *stream(request): AsyncGenerator<AnswerChunk> {
+        if (behaviour === 'fail-at-once') throw new ProviderError('The answer provider is unavailable.', 503);
+        if (behaviour === 'cite-unknown') {
+          yield { type: 'text', delta: `Known [1]. Invented [${request.passages.length + 1}]. [` };
+          yield { type: 'text', delta: '1]' };
+          yield { type: 'end', reason: 'stop', usage: { promptTokens: 10, completionTokens: 5 } };
+          return;
+        }
+        yield { type: 'text', delta: 'Partial answer' };
+        throw new ProviderError('The answer provider failed.', 502);
+      },
+    };
+
+    before(async () => {
+      server = await startServer(backend, { answerProvider: provider });
+      ({ token } = await server.createOrg('Acme'));
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Docs' } })).body.data.id;
+      await server.call('POST', `/api/v1/collections/${collection}/entries`, { token, body: { title: 'Reset', raw_text: DOCS[3]!.text } });
+      integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name: 'Bot', collection_ids: [collection] } })).body.data.id;
+    });
+    after(() => server.close());
+
+    it('answers 503 before streaming when the provider fails at once', async () => {
+      behaviour = 'fail-at-once';
+      const res = await server.call('GET', `/api/v1/integrations/${integration}/summarise?query=reset+password`, { token });
+      assert.deepEqual([res.status, res.body], [503, { message: 'The answer provider is unavailable.' }]);
+      const chat = await server.call('POST', `/api/v1/integrations/${integration}/chat`, { token, body: { message: 'reset password' } });
+      assert.equal(chat.status, 503);
+    });
+
+    it('sends an error event then [DONE] when the provider fails midway', async () => {
+      behaviour = 'fail-midway';
+      const res = await server.call('GET', `/api/v1/integrations/${integration}/summarise?query=reset+password`, { token });
+      assert.equal(res.status, 200);
+      const { events, done } = parseSse(res.body);
+      assert.ok(done);
+      assert.deepEqual(events.map((e) => e.type), ['stream_start', 'text_delta', 'error']);
+      assert.equal(events[2].message, 'The answer provider failed.');
+    });
+
+    it('drops citations of passages the provider was not given', async () => {
+      behaviour = 'cite-unknown';
+      const res = await server.call('GET', `/api/v1/integrations/${integration}/summarise?query=reset+password&stream=false`, { token });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.summary, 'Known [1]. Invented. [1]');
+      assert.deepEqual(res.body.references.map((r: { ref: number }) => r.ref), [1]);
+      assert.deepEqual(res.body.data.length, 1);
+    });
+  });
+}
