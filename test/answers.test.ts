@@ -222,11 +222,18 @@ for (const backend of backends()) {
     let server: TestServer;
     let token: string;
     let integration: string;
-    let behaviour: 'fail-at-once' | 'fail-midway' | 'cite-unknown' = 'fail-at-once';
+    let behaviour: 'fail-at-once' | 'fail-midway' | 'cite-unknown' | 'hang' = 'fail-at-once';
+    let aborted: Promise<unknown> = Promise.resolve();
     const provider: AnswerProvider = {
       provider: 'fake',
       model: 'fake-1',
-      async *stream(request): AsyncGenerator<AnswerChunk> {
+      async *stream(request, signal): AsyncGenerator<AnswerChunk> {
+        if (behaviour === 'hang') {
+          aborted = new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
+          yield { type: 'text', delta: 'The first words' };
+          await aborted;
+          throw signal.reason;
+        }
         if (behaviour === 'fail-at-once') throw new ProviderError('The answer provider is unavailable.', 503);
         if (behaviour === 'cite-unknown') {
           yield { type: 'text', delta: `Known [1]. Invented [${request.passages.length + 1}]. [` };
@@ -264,6 +271,31 @@ for (const backend of backends()) {
       assert.ok(done);
       assert.deepEqual(events.map((e) => e.type), ['stream_start', 'text_delta', 'error']);
       assert.equal(events[2].message, 'The answer provider failed.');
+    });
+
+    it('stops generating when the client disconnects, and keeps what was said', async () => {
+      behaviour = 'hang';
+      const base = await server.app.listen({ port: 0, host: '127.0.0.1' });
+      const client = new AbortController();
+      const response = await fetch(`${base}/api/v1/integrations/${integration}/chat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'reset password' }),
+        signal: client.signal,
+      });
+      const conversation = response.headers.get('x-conversation-id');
+      const reader = response.body!.getReader();
+      let text = '';
+      while (!text.includes('text_delta')) text += new TextDecoder().decode((await reader.read()).value);
+      client.abort();
+      const reason = await Promise.race([aborted, new Promise((_, reject) => setTimeout(() => reject(new Error('provider was not aborted')), 2000))]);
+      assert.ok(reason instanceof Error);
+      let stored: { content: string }[] = [];
+      for (let i = 0; i < 50 && stored.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        stored = await server.container.db.query("SELECT content FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'", [conversation]);
+      }
+      assert.deepEqual(stored.map((m) => m.content), ['The first words']);
     });
 
     it('drops citations of passages the provider was not given', async () => {
