@@ -1,8 +1,8 @@
 import { ValidationError } from '../domain/errors.js';
 import type { SummariseParams } from '../domain/answers/service.js';
+import { parseQuery, parseThreshold } from './searchParams.js';
 
 export const LOCALE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$/;
-const MAX_QUERY = 1_000;
 
 export interface SummariseRequest extends SummariseParams {
   stream: boolean;
@@ -14,17 +14,8 @@ export function parseSummariseParams(raw: Record<string, unknown>): SummariseReq
   const errors: Record<string, string[]> = {};
   const fail = (field: string, message: string) => void (errors[field] ??= []).push(message);
 
-  const query = typeof raw.query === 'string' ? raw.query.trim() : '';
-  if (raw.query !== undefined && typeof raw.query !== 'string') fail('query', 'The query field must be a string.');
-  else if (query === '') fail('query', 'The query field is required.');
-  else if (query.length > MAX_QUERY) fail('query', `The query field must not be greater than ${MAX_QUERY} characters.`);
-
-  let threshold = 0.4;
-  if (raw.threshold !== undefined) {
-    const t = typeof raw.threshold === 'string' && raw.threshold.trim() !== '' ? Number(raw.threshold) : NaN;
-    if (!Number.isFinite(t) || t < 0 || t > 1) fail('threshold', 'The threshold field must be a number between 0 and 1.');
-    else threshold = t;
-  }
+  const query = parseQuery(raw.query, fail);
+  const threshold = parseThreshold(raw.threshold, fail);
 
   let stream = true;
   if (raw.stream !== undefined) {

@@ -17,17 +17,8 @@ export function parseSearchParams(raw: Record<string, unknown>): SearchParams {
   const errors: Record<string, string[]> = {};
   const fail = (field: string, message: string) => void (errors[field] ??= []).push(message);
 
-  const query = typeof raw.query === 'string' ? raw.query.trim() : '';
-  if (raw.query !== undefined && typeof raw.query !== 'string') fail('query', 'The query field must be a string.');
-  else if (query === '') fail('query', 'The query field is required.');
-  else if (query.length > LIMITS.query) fail('query', `The query field must not be greater than ${LIMITS.query} characters.`);
-
-  let threshold = 0.4;
-  if (raw.threshold !== undefined) {
-    const t = typeof raw.threshold === 'string' && raw.threshold.trim() !== '' ? Number(raw.threshold) : NaN;
-    if (!Number.isFinite(t) || t < 0 || t > 1) fail('threshold', 'The threshold field must be a number between 0 and 1.');
-    else threshold = t;
-  }
+  const query = parseQuery(raw.query, fail);
+  const threshold = parseThreshold(raw.threshold, fail);
 
   const meta = parseMeta(raw.meta, fail);
   const boosts = list(raw.boost, 'boost', LIMITS.boosts, fail).map((b, i) => parseBoost(b, `boost.${i}`, fail));
@@ -42,7 +33,25 @@ export function parseSearchParams(raw: Record<string, unknown>): SearchParams {
   return { query, threshold, meta, boosts: boosts as Boost[], sorts: sorts as Sort[], page, perPage };
 }
 
-type Fail = (field: string, message: string) => void;
+export type Fail = (field: string, message: string) => void;
+
+/** The required `query` parameter, trimmed and at most 1,000 characters (search and summarise). */
+export function parseQuery(value: unknown, fail: Fail): string {
+  const query = typeof value === 'string' ? value.trim() : '';
+  if (value !== undefined && typeof value !== 'string') fail('query', 'The query field must be a string.');
+  else if (query === '') fail('query', 'The query field is required.');
+  else if (query.length > LIMITS.query) fail('query', `The query field must not be greater than ${LIMITS.query} characters.`);
+  return query;
+}
+
+/** The `threshold` parameter: a number in [0, 1], default 0.4 (search and summarise). */
+export function parseThreshold(value: unknown, fail: Fail): number {
+  if (value === undefined) return 0.4;
+  const t = typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  if (Number.isFinite(t) && t >= 0 && t <= 1) return t;
+  fail('threshold', 'The threshold field must be a number between 0 and 1.');
+  return 0.4;
+}
 
 /** An array parameter from qs (array, or object with index keys) or a JSON array string. */
 function list(value: unknown, name: string, max: number, fail: Fail): Record<string, unknown>[] {
