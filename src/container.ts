@@ -1,11 +1,13 @@
 import type { AnswersConfig, Config } from './config.js';
 import { createAnswerService } from './domain/answers/service.js';
+import { createApiKeyService } from './domain/apiKeys.js';
 import { createCollectionService } from './domain/collections.js';
 import { createEntryService } from './domain/entries.js';
 import { createIngestion } from './domain/ingestion.js';
 import { createIntegrationService } from './domain/integrations.js';
 import { createSearchService } from './domain/search.js';
 import { createOrganisationService } from './domain/organisations.js';
+import { createPagesService } from './domain/pages.js';
 import { createUsageService } from './domain/usage.js';
 import type { AnswerProvider, Embedder } from './domain/ports.js';
 import type { AppDeps } from './http/app.js';
@@ -14,6 +16,7 @@ import { createOpenAIEmbedder } from './providers/embeddings/openai.js';
 import { createAnthropicProvider } from './providers/llm/anthropic.js';
 import { createExtractiveProvider } from './providers/llm/extractive.js';
 import { createOpenAIChatProvider } from './providers/llm/openai.js';
+import { createApiKeyRepository } from './storage/apiKeys.js';
 import { createConversationRepository } from './storage/conversations.js';
 import { createCollectionRepository } from './storage/collections.js';
 import type { Db } from './storage/db.js';
@@ -60,13 +63,14 @@ export async function createContainer(config: Config, options: ContainerOptions)
     log: (error) => process.emitWarning(`Usage counters could not be saved; retrying every second: ${String(error)}`),
   });
 
+  const entries = createEntryService({ collections: collectionRepository, entries: entryRepository, ingestion });
   const search = createSearchService({ integrations, search: createSearchRepository(db), embedder });
   const deps: AppDeps = {
     config,
     masterKeyHash: options.masterKeyHash,
     organisations: createOrganisationService({ organisations: organisationRepository }),
     collections: createCollectionService({ collections: collectionRepository }),
-    entries: createEntryService({ collections: collectionRepository, entries: entryRepository, ingestion }),
+    entries,
     integrations,
     search,
     answers: createAnswerService({
@@ -78,6 +82,8 @@ export async function createContainer(config: Config, options: ContainerOptions)
       log: (error) => process.emitWarning(`Answer bookkeeping failed: ${String(error)}`),
     }),
     usage,
+    apiKeys: createApiKeyService({ apiKeys: createApiKeyRepository(db), collections: collectionRepository }),
+    pages: createPagesService({ organisations: organisationRepository, collections: collectionRepository, entries }),
     ready: () => true,
   };
   return {

@@ -47,3 +47,20 @@ export function parseApiToken(token: string): { id: string } | null {
   const match = /^lore_([a-z0-9]{12})_[A-Za-z0-9_-]{43}$/.exec(token);
   return match ? { id: match[1]! } : null;
 }
+
+/**
+ * A new organisation API key `lore_key_<id>_<secret>`. The `key_` infix keeps it apart
+ * from API v1 tokens (`parseApiToken` never accepts one), so a bearer's kind is known
+ * before any lookup.
+ */
+export function issueApiKey(): IssuedToken {
+  const id = randomId(12);
+  const token = `lore_key_${id}_${randomToken(32)}`;
+  return { id, token, hash: hashSecret(token) };
+}
+
+/** Splits `lore_key_<id>_<secret>`; null when the shape is wrong. */
+export function parseApiKey(key: string): { id: string } | null {
+  const match = /^lore_key_([a-z0-9]{12})_[A-Za-z0-9_-]{43}$/.exec(key);
+  return match ? { id: match[1]! } : null;
+}

@@ -1,3 +1,5 @@
+import type { Permission } from './access.js';
+
 /** Resource shapes as the API returns them (SPEC.md "Resources and their fields"). */
 
 /** The organisation a request acts for. Every tenant-scoped call takes it first. */
@@ -21,6 +23,22 @@ export interface Collection {
   name: string;
   created_at: string;
   updated_at: string;
+}
+
+/** A collection as a source of pages: what GET /me lists. */
+export interface Source {
+  id: string;
+  name: string;
+}
+
+/** An organisation API key as the API shows it; the key itself is shown once, at creation. */
+export interface ApiKey {
+  id: string;
+  name: string;
+  permissions: Permission[];
+  /** Collection ids the key is limited to; null = every source of the organisation. */
+  source_ids: string[] | null;
+  created_at: string;
 }
 
 export type JsonObject = { [key: string]: unknown };

@@ -1,4 +1,5 @@
-import type { Collection, Entry, EntryFields, Integration, JsonObject, Organisation, PreparedChunk, Scope } from './model.js';
+import type { Permission } from './access.js';
+import type { ApiKey, Collection, Entry, EntryFields, Integration, JsonObject, Organisation, PreparedChunk, Scope, Source } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
 
 /**
@@ -51,6 +52,31 @@ export interface CollectionRepository {
   update(scope: Scope, id: string, name: string): Promise<Collection | null>;
   /** Deletes the collection with its entries, chunks and index data; false when not found. */
   delete(scope: Scope, id: string): Promise<boolean>;
+  /** The organisation's collections in creation order: all of them, or those among `ids`. */
+  sources(scope: Scope, ids: readonly string[] | null): Promise<Source[]>;
+  /**
+   * Instance-level: the id of the organisation owning collection `id` (a UUID), or null.
+   * Only for telling "another organisation's source" (403) from "unknown" (404).
+   */
+  organisationOf(id: string): Promise<number | null>;
+}
+
+/** An active API key as authentication needs it. */
+export interface StoredApiKey {
+  organisationId: number;
+  hash: Uint8Array;
+  permissions: Permission[];
+  sourceIds: string[] | null;
+}
+
+export interface ApiKeyRepository {
+  create(scope: Scope, key: { id: string; name: string; hash: Buffer; permissions: readonly Permission[]; sourceIds: readonly string[] | null }): Promise<ApiKey>;
+  /** Active (not revoked) keys in creation order. */
+  list(scope: Scope, page: PageRequest): Promise<Page<ApiKey>>;
+  /** Marks a key revoked; false when unknown, of another organisation or already revoked. */
+  revoke(scope: Scope, id: string): Promise<boolean>;
+  /** Instance-level, for authentication: the key unless unknown or revoked. */
+  find(id: string): Promise<StoredApiKey | null>;
 }
 
 /**

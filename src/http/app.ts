@@ -7,22 +7,26 @@ import addFormats from 'ajv-formats';
 import qs from 'qs';
 import type { Config } from '../config.js';
 import type { AnswerService } from '../domain/answers/service.js';
+import type { ApiKeyService } from '../domain/apiKeys.js';
 import type { CollectionService } from '../domain/collections.js';
 import type { EntryService } from '../domain/entries.js';
 import type { IntegrationService } from '../domain/integrations.js';
 import type { OrganisationService } from '../domain/organisations.js';
+import type { PagesService } from '../domain/pages.js';
 import type { SearchService } from '../domain/search.js';
 import type { UsageService } from '../domain/usage.js';
-import { tokenAuth } from './auth.js';
+import { credentialAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
 import { usageQuota } from './quota.js';
 import { registerRateLimits } from './rateLimit.js';
 import { adminRoutes } from './routes/admin.js';
 import { answerRoutes } from './routes/answers.js';
+import { apiKeyRoutes } from './routes/apiKeys.js';
 import { collectionRoutes } from './routes/collections.js';
 import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
 import { integrationRoutes } from './routes/integrations.js';
+import { pageRoutes } from './routes/pages.js';
 import { searchRoutes } from './routes/search.js';
 import { usageRoutes } from './routes/usage.js';
 
@@ -36,6 +40,8 @@ export interface AppDeps {
   search: SearchService;
   answers: AnswerService;
   usage: UsageService;
+  apiKeys: ApiKeyService;
+  pages: PagesService;
   masterKeyHash: Uint8Array;
   /** Resolves when the database is migrated and models are loaded. */
   ready: () => boolean;
@@ -102,7 +108,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
       await api.register(async (v1) => {
         // Rate limits first, so floods are refused before any authentication work.
         await registerRateLimits(v1, deps.config);
-        v1.addHook('onRequest', tokenAuth(deps.organisations));
+        v1.addHook('onRequest', credentialAuth(deps));
         v1.addHook('onRequest', usageQuota(deps.usage));
         collectionRoutes(v1);
         entryRoutes(v1);
@@ -110,6 +116,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
         searchRoutes(v1);
         answerRoutes(v1);
         usageRoutes(v1);
+        apiKeyRoutes(v1);
+        pageRoutes(v1);
       });
     },
     { prefix: '/api/v1' },

@@ -1,14 +1,31 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { tokenPrincipal, type Principal } from '../domain/access.js';
+import { isApiKey, type ApiKeyService } from '../domain/apiKeys.js';
 import { secretMatches } from '../domain/credentials.js';
-import { UnauthenticatedError } from '../domain/errors.js';
+import { ForbiddenError, UnauthenticatedError } from '../domain/errors.js';
 import type { Scope } from '../domain/model.js';
 import type { OrganisationService } from '../domain/organisations.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The organisation an API v1 token acts for; set by the `requireToken` hook. */
+    /** The organisation the credential acts for; set by the `credentialAuth` hook. */
     scope: Scope;
+    /** The credential's kind, permissions and source limit; set by the `credentialAuth` hook. */
+    principal: Principal;
   }
+  interface FastifyContextConfig {
+    /**
+     * Organisation API keys may call this route (GET /me, the pages and widget routes);
+     * on every other route a valid key gets 403. API v1 tokens may call every route.
+     */
+    apiKeys?: boolean;
+  }
+}
+
+/** The services that resolve a bearer credential. */
+export interface Authenticators {
+  organisations: Pick<OrganisationService, 'authenticate'>;
+  apiKeys: Pick<ApiKeyService, 'authenticate'>;
 }
 
 /** The credential of `Authorization: Bearer <credential>`, or null. */
@@ -19,12 +36,31 @@ export function bearer(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
-/** onRequest hook: a valid API v1 token sets `request.scope`; anything else is 401. */
-export function tokenAuth(organisations: OrganisationService) {
+/**
+ * Resolves an API v1 token or an organisation API key (told apart by their prefixes) to its
+ * principal; UnauthenticatedError (401) when it is neither, or unknown or revoked.
+ */
+export async function authenticate(services: Authenticators, credential: string): Promise<Principal> {
+  if (isApiKey(credential)) return services.apiKeys.authenticate(credential);
+  return tokenPrincipal(await services.organisations.authenticate(credential));
+}
+
+/**
+ * onRequest hook for /api/v1: a valid credential sets `request.principal` and
+ * `request.scope`; none or an invalid one is 401; an API key on a route without
+ * `config: { apiKeys: true }` is 403. Routes then check permissions and sources
+ * themselves (see domain/access.ts).
+ */
+export function credentialAuth(services: Authenticators) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const credential = bearer(request);
     if (!credential) throw new UnauthenticatedError();
-    request.scope = await organisations.authenticate(credential);
+    const principal = await authenticate(services, credential);
+    if (principal.kind === 'key' && !request.routeOptions.config.apiKeys) {
+      throw new ForbiddenError('Organisation API keys may only call GET /me, the pages routes and the widget routes.');
+    }
+    request.principal = principal;
+    request.scope = { organisationId: principal.organisationId };
   };
 }
 

@@ -78,6 +78,8 @@ function describe(field: string, issue: AjvIssue): string | null {
       return `The ${field} field must not have more than ${p.limit} items.`;
     case 'minItems':
       return `The ${field} field must have at least ${p.limit} item${Number(p.limit) === 1 ? '' : 's'}.`;
+    case 'uniqueItems':
+      return `The ${field} field has a duplicate value.`;
     case 'maxProperties':
       return `The ${field} field must not have more than ${p.limit} keys.`;
     case 'enum':

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { PERMISSIONS, type Permission as PermissionName } from '../domain/access.js';
 import { LIMITS } from '../domain/entries.js';
 
 /** Route schemas: they validate input, shape output and generate the OpenAPI document. */
@@ -48,6 +49,9 @@ export const Organisation = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
+
+/** An organisation API key permission. */
+export const Permission = Type.Unsafe<PermissionName>({ type: 'string', enum: [...PERMISSIONS] });
 
 const NameField = Type.String({ minLength: 1, maxLength: 255 });
 export const CollectionWrite = Type.Object({ name: NameField });

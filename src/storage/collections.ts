@@ -1,4 +1,4 @@
-import type { Collection } from '../domain/model.js';
+import type { Collection, Source } from '../domain/model.js';
 import type { CollectionRepository } from '../domain/ports.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
@@ -55,6 +55,22 @@ export function createCollectionRepository(db: Db): CollectionRepository {
         scope.organisationId,
       ]);
       return rows.length > 0;
+    },
+
+    async sources(scope, ids) {
+      if (ids === null) {
+        return db.query<Source>('SELECT id, name FROM collections WHERE organisation_id = $1 ORDER BY seq', [scope.organisationId]);
+      }
+      if (ids.length === 0) return [];
+      return db.query<Source>(
+        'SELECT id, name FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[]) ORDER BY seq',
+        [scope.organisationId, ids],
+      );
+    },
+
+    async organisationOf(id) {
+      const [row] = await db.query<{ organisation_id: number }>('SELECT organisation_id FROM collections WHERE id = $1', [id]);
+      return row?.organisation_id ?? null;
     },
   };
 }
