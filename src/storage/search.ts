@@ -123,16 +123,18 @@ async function candidates(
   const entryFilter = filters.length > 0 ? `AND EXISTS (SELECT 1 FROM entries e WHERE e.id = c.entry_id AND ${filterWhere})` : '';
   const tfNorm = `t.tf * ${BM25.k1 + 1} / (t.tf + ${BM25.k1} * (${1 - BM25.b} + ${BM25.b} * t.length / $5::float8))`;
   const cosine = `1 - (c.embedding::vector(${dims}) <=> $6::vector(${dims}))`;
-  const ownCollections = `ARRAY(SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[]))`;
 
   const lexical =
     idf.size === 0
       ? Promise.resolve([])
       : db.query<{ id: number; entry_id: string; bm25: number; cosine: number }>(
           `WITH w AS (SELECT * FROM unnest($3::text[], $4::float8[]) AS w(term, idf)),
+             cols AS (SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[])),
+             -- One index range scan per (collection, query term): only those postings are read.
+             -- OFFSET 0 keeps the planner from turning it into a scan of the whole collection.
              s AS (SELECT t.chunk_id AS id, sum(w.idf * ${tfNorm}) AS bm25
-                   FROM chunk_terms t JOIN w ON w.term = t.term
-                   WHERE t.collection_id = ANY(${ownCollections})
+                   FROM cols CROSS JOIN w CROSS JOIN LATERAL (
+                     SELECT chunk_id, tf, length FROM chunk_terms p WHERE p.collection_id = cols.id AND p.term = w.term OFFSET 0) t
                    GROUP BY t.chunk_id)
            SELECT c.id, c.entry_id, s.bm25, ${cosine} AS cosine
            FROM s JOIN chunks c ON c.id = s.id
@@ -146,10 +148,15 @@ async function candidates(
        FROM chunks c
        WHERE c.dims = ${dims} AND c.organisation_id = $1 AND c.collection_id = ANY($2::uuid[]) ${entryFilter}
        ORDER BY c.embedding::vector(${dims}) <=> $6::vector(${dims}) LIMIT ${limitValue})
-     SELECT v.id, v.entry_id, v.cosine, coalesce((
-       SELECT sum(w.idf * ${tfNorm}) FROM unnest($3::text[], $4::float8[]) AS w(term, idf)
-       JOIN chunk_terms t ON t.collection_id = v.collection_id AND t.term = w.term AND t.chunk_id = v.id), 0) AS bm25
-     FROM v`,
+     SELECT v.id, v.entry_id, v.cosine, coalesce(b.bm25, 0) AS bm25
+     FROM v LEFT JOIN LATERAL (
+       -- One primary-key probe per (chunk, query term); OFFSET 0 keeps the planner from
+       -- flattening it into a scan of every term of the chunk.
+       SELECT sum(w.idf * ${tfNorm}) AS bm25
+       FROM unnest($3::text[], $4::float8[]) AS w(term, idf)
+       CROSS JOIN LATERAL (SELECT tf, length FROM chunk_terms
+                           WHERE collection_id = v.collection_id AND term = w.term AND chunk_id = v.id OFFSET 0) t
+     ) b ON true`,
     params,
   );
   const scored = new Map<number, ChunkScore>();
