@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './config.js';
 import { secretMatches } from './domain/credentials.js';
 import { resolveMasterKey } from './masterKey.js';
@@ -89,6 +89,49 @@ describe('loadConfig: rate limits', () => {
     for (const value of ['yes', '2', 'proxy.example.com', '10.0.0.1/8/1']) {
       assert.throws(() => loadConfig({ LORE_TRUST_PROXY: value }), /LORE_TRUST_PROXY/, value);
     }
+  });
+});
+
+describe('loadConfig: local llama.cpp answers', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'lore-config-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes an existing GGUF file, resolved, with optional context size, threads and parallel generations', () => {
+    const model = path.join(dir, 'model.gguf');
+    writeFileSync(model, 'GGUF');
+    assert.deepEqual(loadConfig({ LORE_LLM: 'llama', LORE_LLM_MODEL_PATH: path.relative(process.cwd(), model) }).answers, {
+      kind: 'llama',
+      modelPath: model,
+      contextSize: undefined,
+      threads: undefined,
+      parallel: 1,
+    });
+    const tuned = loadConfig({ LORE_LLM: 'llama', LORE_LLM_MODEL_PATH: model, LORE_LLM_CONTEXT_SIZE: '4096', LORE_LLM_THREADS: '4', LORE_LLM_PARALLEL: '2' });
+    assert.deepEqual(tuned.answers, { kind: 'llama', modelPath: model, contextSize: 4096, threads: 4, parallel: 2 });
+  });
+
+  it('reports a missing model path, a path that is not a file and bad numbers together', () => {
+    assert.throws(
+      () => loadConfig({ LORE_LLM: 'llama', LORE_LLM_CONTEXT_SIZE: '100', LORE_LLM_THREADS: 'many', LORE_LLM_PARALLEL: '0' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.problems, [
+          'LORE_LLM_MODEL_PATH is required when LORE_LLM is "llama"',
+          'LORE_LLM_CONTEXT_SIZE must be an integer between 256 and 1048576 (got "100")',
+          'LORE_LLM_THREADS must be an integer between 1 and 1024 (got "many")',
+          'LORE_LLM_PARALLEL must be an integer between 1 and 64 (got "0")',
+        ]);
+        return true;
+      },
+    );
+    for (const missing of [path.join(dir, 'absent.gguf'), dir]) {
+      assert.throws(() => loadConfig({ LORE_LLM: 'llama', LORE_LLM_MODEL_PATH: missing }), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.problems, [`LORE_LLM_MODEL_PATH must name an existing GGUF file (got "${missing}")`]);
+        return true;
+      });
+    }
+    assert.throws(() => loadConfig({ LORE_LLM: 'llamafile' }), /LORE_LLM must be "extractive", "openai", "anthropic" or "llama"/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 
@@ -29,7 +30,18 @@ export interface Config {
 
 export type AnswersConfig =
   | { readonly kind: 'extractive' }
-  | { readonly kind: 'openai' | 'anthropic'; readonly model: string; readonly baseUrl: string; readonly apiKey: string | undefined; readonly timeoutMs: number };
+  | { readonly kind: 'openai' | 'anthropic'; readonly model: string; readonly baseUrl: string; readonly apiKey: string | undefined; readonly timeoutMs: number }
+  | {
+      readonly kind: 'llama';
+      /** An existing GGUF file, absolute. */
+      readonly modelPath: string;
+      /** Tokens per generation; undefined: as many as fit, at most 8192. */
+      readonly contextSize: number | undefined;
+      /** CPU threads; undefined: the machine's math cores. */
+      readonly threads: number | undefined;
+      /** Generations at once; more wait their turn. */
+      readonly parallel: number;
+    };
 
 /** Requests per minute; 0 turns a limit off. */
 export interface RateLimitConfig {
@@ -145,8 +157,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const apiKey = (llm === 'openai' ? env.OPENAI_API_KEY : env.ANTHROPIC_API_KEY) || undefined;
     if (llm === 'anthropic' && !apiKey) problems.push('ANTHROPIC_API_KEY is required when LORE_LLM is "anthropic"');
     answers = { kind: llm, model, baseUrl, apiKey, timeoutMs: int('LORE_LLM_TIMEOUT_MS', 30_000, 1_000, 600_000) };
+  } else if (llm === 'llama') {
+    const raw = env.LORE_LLM_MODEL_PATH || '';
+    const modelPath = path.resolve(raw);
+    if (!raw) problems.push('LORE_LLM_MODEL_PATH is required when LORE_LLM is "llama"');
+    else if (!isFile(modelPath)) problems.push(`LORE_LLM_MODEL_PATH must name an existing GGUF file (got "${raw}")`);
+    const optional = (name: string, min: number, max: number) => (env[name] ? int(name, min, min, max) : undefined);
+    answers = {
+      kind: llm,
+      modelPath,
+      contextSize: optional('LORE_LLM_CONTEXT_SIZE', 256, 1_048_576),
+      threads: optional('LORE_LLM_THREADS', 1, 1024),
+      parallel: int('LORE_LLM_PARALLEL', 1, 1, 64),
+    };
   } else if (llm !== 'extractive') {
-    problems.push(`LORE_LLM must be "extractive", "openai" or "anthropic" (got "${llm}")`);
+    problems.push(`LORE_LLM must be "extractive", "openai", "anthropic" or "llama" (got "${llm}")`);
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -154,6 +179,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, bodyLimit,
     rateLimits: Object.freeze(rateLimits), redisUrl, trustProxy: trustProxy ?? false, answers: Object.freeze(answers),
   });
+}
+
+/** Whether `file` is a regular file this process can see. */
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 // proxy-addr's names for common ranges, which Fastify accepts beside addresses and CIDRs.

@@ -15,6 +15,7 @@ import { createLocalEmbedder } from './providers/embeddings/local.js';
 import { createOpenAIEmbedder } from './providers/embeddings/openai.js';
 import { createAnthropicProvider } from './providers/llm/anthropic.js';
 import { createExtractiveProvider } from './providers/llm/extractive.js';
+import { createLlamaProvider } from './providers/llm/llama.js';
 import { createOpenAIChatProvider } from './providers/llm/openai.js';
 import { createApiKeyRepository } from './storage/apiKeys.js';
 import { createConversationRepository } from './storage/conversations.js';
@@ -76,7 +77,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     answers: createAnswerService({
       integrations,
       search,
-      provider: options.answerProvider ?? createAnswerProvider(config.answers),
+      provider: options.answerProvider ?? (await createAnswerProvider(config.answers)),
       credits: usage,
       conversations: createConversationRepository(db),
       log: (error) => process.emitWarning(`Answer bookkeeping failed: ${String(error)}`),
@@ -97,13 +98,25 @@ export async function createContainer(config: Config, options: ContainerOptions)
   };
 }
 
-/** The configured answer provider: the embedded extractive default, or an HTTP model. */
-export function createAnswerProvider(config: AnswersConfig): AnswerProvider {
+/**
+ * The configured answer provider: the embedded extractive default, an HTTP model, or a local
+ * GGUF model (loaded before this resolves).
+ */
+export function createAnswerProvider(config: AnswersConfig): Promise<AnswerProvider> | AnswerProvider {
   if (config.kind === 'openai') return createOpenAIChatProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey, model: config.model, timeoutMs: config.timeoutMs });
   if (config.kind === 'anthropic') {
     return createAnthropicProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey ?? '', model: config.model, timeoutMs: config.timeoutMs });
   }
+  if (config.kind === 'llama') return loadLlamaProvider(config);
   return createExtractiveProvider();
+}
+
+// Loaded at start, like the local embedder: /healthz waits for the model, and a model that
+// cannot load stops the start with its reason instead of failing every answer.
+async function loadLlamaProvider(config: Extract<AnswersConfig, { kind: 'llama' }>): Promise<AnswerProvider> {
+  const provider = createLlamaProvider({ modelPath: config.modelPath, contextSize: config.contextSize, threads: config.threads, parallel: config.parallel });
+  await provider.ready();
+  return provider;
 }
 
 export function createEmbedder(config: Config): Promise<Embedder> | Embedder {
