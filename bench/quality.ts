@@ -3,7 +3,7 @@
  * SciFact (train qrels) and XQuAD (12 languages, plus English questions against each other
  * language's corpus), and how the default threshold 0.4 behaves. Corpora are ingested
  * through the HTTP API; queries go to the search service in-process (the same code the
- * route calls) so the three modes can be compared.
+ * route calls), whose compareModes ranks one candidate set in the three modes.
  *
  *   npm run bench:quality                         # everything (PGlite in a temporary folder)
  *   npm run bench:quality -- --only xquad --langs de,zh --queries 200
@@ -63,10 +63,25 @@ interface Run { ndcg: number; recall: number }
 interface Judged { id: string; text: string; relevant: Map<string, number> }
 const calibration = { relevantFound: 0, relevantAbove: 0, negatives: 0, negativesAbove: 0 };
 
-/** Top 100 source ids with similarities (one page of 100: the service is called in-process, so the HTTP cap of 50 does not apply). */
-async function retrieve(integration: string, query: string, mode: SearchMode) {
-  const result = await container.deps.search.search(scope, integration, { query, threshold: 0, meta: [], boosts: [], sorts: [], page: 1, perPage: 100 }, { mode });
-  return result.hits.map((h) => ({ id: h.source_id!, similarity: h.score_breakdown.similarity }));
+/** Source id of every entry, per integration (rankings come back as entry ids). */
+const sourceIds = new Map<string, Map<string, string>>();
+async function sourceIdsOf(integration: string) {
+  if (!sourceIds.has(integration)) {
+    const rows = await container.db.query<{ id: string; source_id: string }>(
+      `SELECT e.id, e.source_id FROM entries e JOIN integration_collections ic ON ic.collection_id = e.collection_id WHERE ic.integration_id = $1`,
+      [integration],
+    );
+    sourceIds.set(integration, new Map(rows.map((r) => [r.id, r.source_id])));
+  }
+  return sourceIds.get(integration)!;
+}
+
+/** Top 100 source ids with similarities in each mode, from one candidate set (see compareModes). */
+async function retrieve(integration: string, query: string): Promise<Record<SearchMode, { id: string; similarity: number }[]>> {
+  const ids = await sourceIdsOf(integration);
+  const rankings = await container.deps.search.compareModes(scope, integration, query);
+  const top = (mode: SearchMode) => rankings[mode].slice(0, 100).map((r) => ({ id: ids.get(r.entryId)!, similarity: r.similarity }));
+  return { lexical: top('lexical'), vector: top('vector'), hybrid: top('hybrid') };
 }
 
 function ndcg10(ranked: string[], relevant: Map<string, number>): number {
@@ -76,31 +91,27 @@ function ndcg10(ranked: string[], relevant: Map<string, number>): number {
 }
 
 async function evaluate(integration: string, queries: Judged[], calibrate: boolean): Promise<Record<SearchMode, Run>> {
-  const out = {} as Record<SearchMode, Run>;
-  for (const mode of MODES) {
-    let ndcg = 0;
-    let recall = 0;
-    for (const q of queries) {
-      const hits = await retrieve(integration, q.text, mode);
-      const ids = hits.map((h) => h.id);
-      ndcg += ndcg10(ids, q.relevant);
-      recall += ids.filter((id) => q.relevant.has(id)).length / q.relevant.size;
-      if (calibrate && mode === 'hybrid') {
-        for (const h of hits) {
-          if (!q.relevant.has(h.id)) continue;
-          calibration.relevantFound++;
-          if (h.similarity >= 0.4) calibration.relevantAbove++;
-        }
-      }
+  const sums = Object.fromEntries(MODES.map((m) => [m, { ndcg: 0, recall: 0 }])) as Record<SearchMode, Run>;
+  for (const q of queries) {
+    const rankings = await retrieve(integration, q.text);
+    for (const mode of MODES) {
+      const ids = rankings[mode].map((h) => h.id);
+      sums[mode].ndcg += ndcg10(ids, q.relevant);
+      sums[mode].recall += ids.filter((id) => q.relevant.has(id)).length / q.relevant.size;
     }
-    out[mode] = { ndcg: ndcg / queries.length, recall: recall / queries.length };
+    if (!calibrate) continue;
+    for (const h of rankings.hybrid) {
+      if (!q.relevant.has(h.id)) continue;
+      calibration.relevantFound++;
+      if (h.similarity >= 0.4) calibration.relevantAbove++;
+    }
   }
-  return out;
+  return Object.fromEntries(MODES.map((m) => [m, { ndcg: sums[m].ndcg / queries.length, recall: sums[m].recall / queries.length }])) as Record<SearchMode, Run>;
 }
 
 async function negatives(integration: string, queries: string[]) {
   for (const q of queries) {
-    const [top] = await retrieve(integration, q, 'hybrid');
+    const [top] = (await retrieve(integration, q)).hybrid;
     calibration.negatives++;
     if (top && top.similarity >= 0.4) calibration.negativesAbove++;
   }

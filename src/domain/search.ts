@@ -85,6 +85,12 @@ export interface SearchService {
    * Not recorded as a search. Throws UnavailableError when the embedder fails.
    */
   retrieve(scope: Scope, integration: Integration, params: RetrieveParams): Promise<Passage[]>;
+  /**
+   * For benchmarks: entries ranked by BM25 alone, vectors alone and hybrid, all from one
+   * candidate set (the BM25 top 100 and the vector top 100, as every search uses), at
+   * threshold 0. The same rankings as three searches in those modes, for a third of the work.
+   */
+  compareModes(scope: Scope, integrationId: string, query: string): Promise<Record<SearchMode, { entryId: string; similarity: number }[]>>;
   /** Records a click or feedback event for an active integration. */
   recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
 }
@@ -102,6 +108,40 @@ export function createSearchService(deps: {
 }): SearchService {
   const { integrations, search, embedder } = deps;
 
+  /** Candidate chunks of a query with what fusion needs: the BM25 normaliser and the lexical weight. */
+  async function gather(scope: Scope, collectionIds: readonly string[], query: string, meta: SearchParams['meta'], lexical: boolean) {
+    let embedding: Float32Array;
+    try {
+      [embedding] = (await embedder.embed([query])) as [Float32Array];
+    } catch (error) {
+      if (error instanceof EmbedderError) throw new UnavailableError('The embedding provider is unavailable.');
+      throw error;
+    }
+    const languages = collectionIds.length ? await search.languages(scope, collectionIds) : [];
+    const terms = queryTerms(query, languages);
+    const weight = lexicalWeight(queryLanguage(query, languages));
+    const { chunks, idf } = collectionIds.length
+      ? await search.candidates(scope, collectionIds, { terms: lexical ? terms : [], embedding, dims: embedder.dimensions }, meta, CANDIDATES)
+      : { chunks: [], idf: new Map<string, number>() };
+    // Normaliser: every query term present once in a chunk of average length.
+    const ideal = [...idf.values()].reduce((sum, w) => sum + w, 0) + unknownTermsWeight(terms, idf);
+    return { chunks, ideal, terms, weight };
+  }
+
+  /** Entries by their best chunk's similarity in `mode`, at or above `threshold`, best first. */
+  function fuse(found: Awaited<ReturnType<typeof gather>>, mode: SearchMode, threshold: number): Ranked[] {
+    const best = new Map<string, { chunk: ChunkScore; similarity: number }>();
+    for (const chunk of found.chunks) {
+      const similarity = score(chunk, found.ideal, mode, found.weight);
+      const current = best.get(chunk.entryId);
+      if (!current || similarity > current.similarity) best.set(chunk.entryId, { chunk, similarity });
+    }
+    return [...best.values()]
+      .filter((b) => b.similarity >= threshold)
+      .map((b) => ({ entryId: b.chunk.entryId, chunkId: b.chunk.chunkId, similarity: b.similarity, final: b.similarity, fields: NO_FIELDS }))
+      .sort((a, b) => b.final - a.final);
+  }
+
   /** Candidates scored, fused, cut at the threshold and ordered (boosts and sorts applied). */
   async function rank(
     scope: Scope,
@@ -109,32 +149,8 @@ export function createSearchService(deps: {
     params: Pick<SearchParams, 'query' | 'threshold' | 'meta' | 'boosts' | 'sorts'>,
     mode: SearchMode,
   ): Promise<Ranking> {
-    let embedding: Float32Array;
-    try {
-      [embedding] = (await embedder.embed([params.query])) as [Float32Array];
-    } catch (error) {
-      if (error instanceof EmbedderError) throw new UnavailableError('The embedding provider is unavailable.');
-      throw error;
-    }
-    const languages = collectionIds.length ? await search.languages(scope, collectionIds) : [];
-    const terms = queryTerms(params.query, languages);
-    const weight = lexicalWeight(queryLanguage(params.query, languages));
-    const { chunks, idf } = collectionIds.length
-      ? await search.candidates(scope, collectionIds, { terms: mode === 'vector' ? [] : terms, embedding, dims: embedder.dimensions }, params.meta, CANDIDATES)
-      : { chunks: [], idf: new Map<string, number>() };
-
-    // Normaliser: every query term present once in a chunk of average length.
-    const ideal = [...idf.values()].reduce((sum, w) => sum + w, 0) + unknownTermsWeight(terms, idf);
-    const best = new Map<string, { chunk: ChunkScore; similarity: number }>();
-    for (const chunk of chunks) {
-      const similarity = score(chunk, ideal, mode, weight);
-      const current = best.get(chunk.entryId);
-      if (!current || similarity > current.similarity) best.set(chunk.entryId, { chunk, similarity });
-    }
-    let ranked: Ranked[] = [...best.values()]
-      .filter((b) => b.similarity >= params.threshold)
-      .map((b) => ({ entryId: b.chunk.entryId, chunkId: b.chunk.chunkId, similarity: b.similarity, final: b.similarity, fields: NO_FIELDS }))
-      .sort((a, b) => b.final - a.final);
+    const found = await gather(scope, collectionIds, params.query, params.meta, mode !== 'vector');
+    let ranked = fuse(found, mode, params.threshold);
     if (params.boosts.length > 0 || params.sorts.length > 0) {
       // Only boosts and sorts need metadata, and only they read it for every candidate.
       const fields = await search.entryFields(scope, ranked.map((r) => r.entryId));
@@ -142,7 +158,7 @@ export function createSearchService(deps: {
       if (params.boosts.length > 0) ranked = applyBoosts(ranked, params.boosts);
       if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
     }
-    return { ranked, terms };
+    return { ranked, terms: found.terms };
   }
 
   /** Full entries and best-chunk texts of `items`, in order; entries deleted meanwhile are left out. */
@@ -199,6 +215,13 @@ export function createSearchService(deps: {
       }
       const top = [...best.values()].sort((a, b) => b.similarity - a.similarity).slice(0, params.limit);
       return hydrate(scope, top, [...new Set(rankings.flatMap((r) => r.terms))]);
+    },
+
+    async compareModes(scope, integrationId, query) {
+      const integration = await integrations.getActive(scope, integrationId);
+      const found = await gather(scope, integration.collection_ids, query, [], true);
+      const ids = (mode: SearchMode) => fuse(found, mode, 0).map((r) => ({ entryId: r.entryId, similarity: r.similarity }));
+      return { lexical: ids('lexical'), vector: ids('vector'), hybrid: ids('hybrid') };
     },
 
     async recordEvent(scope, integrationId, eventType, meta) {
