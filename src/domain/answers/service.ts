@@ -160,7 +160,7 @@ export function createAnswerService(deps: {
     async chat(scope, integrationId, params, signal) {
       const integration = await integrations.getActive(scope, integrationId);
       const settings = chatSettings(integration);
-      let conversationId = params.conversationId;
+      const conversationId = params.conversationId;
       let history: AnswerMessage[] = [];
       if (conversationId !== null) {
         if (!isUuid(conversationId) || !(await conversations.exists(scope, integration.id, conversationId))) throw new NotFoundError('Conversation');
@@ -174,17 +174,18 @@ export function createAnswerService(deps: {
         throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });
       }
 
-      if (conversationId === null) {
-        conversationId = randomUUID();
-        await conversations.create(scope, { id: conversationId, integrationId: integration.id, title: params.message.slice(0, 120) });
-      }
-      const id = conversationId;
-      await conversations.addMessage(scope, id, { id: randomUUID(), role: 'user', content: params.message, citations: [] });
+      const isNew = conversationId === null;
+      const id = conversationId ?? randomUUID();
+      const saveQuestion = async () => {
+        if (isNew) await conversations.create(scope, { id, integrationId: integration.id, title: params.message.slice(0, 120) });
+        await conversations.addMessage(scope, id, { id: randomUUID(), role: 'user', content: params.message, citations: [] });
+      };
       const messageId = randomUUID();
       const store = (content: string, citations: readonly CitedSource[]) =>
         content.trim() ? conversations.addMessage(scope, id, { id: messageId, role: 'assistant', content, citations: [...citations] }) : Promise.resolve();
 
       if (passages.length === 0) {
+        await saveQuestion();
         const reply = settings.unknownAnswer ?? DEFAULT_UNKNOWN_ANSWER;
         return { relevant: false, passages, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, [])) };
       }
@@ -196,7 +197,17 @@ export function createAnswerService(deps: {
         passages: prompt.passages,
         locale,
       };
-      const { first, iterator } = await start(scope, reservation!, request, signal);
+      // The question is stored while the provider starts, off the time to the first words.
+      const [saved, started] = await Promise.allSettled([saveQuestion(), start(scope, reservation!, request, signal)]);
+      if (saved.status === 'rejected') {
+        if (started.status === 'fulfilled') {
+          await started.value.iterator.return?.().catch(() => undefined);
+          await credits.refund(scope, reservation!).catch((e) => deps.log?.(e));
+        }
+        throw saved.reason;
+      }
+      if (started.status === 'rejected') throw started.reason;
+      const { first, iterator } = started.value;
       return {
         relevant: true,
         passages,
