@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { buildMessages, languageName, systemPrompt } from './prompt.js';
+
+const passages = [
+  { ref: 1, title: 'Plans', url: 'https://example.com/plans', text: 'Pro costs 49 euros.' },
+  { ref: 2, title: null, url: null, text: 'Starter is free.' },
+];
+
+describe('answer prompts', () => {
+  it('carry the persona, the operator instructions, the language and the numbered passages', () => {
+    const prompt = systemPrompt({ task: 'chat', persona: 'sales-assistant', instructions: 'Never discuss discounts.', locale: 'de', passages });
+    assert.match(prompt, /sales assistant/);
+    assert.match(prompt, /Instructions from the site operator:\nNever discuss discounts\./);
+    assert.match(prompt, /Write the answer in German\./);
+    assert.match(prompt, /\[1\] Plans — https:\/\/example\.com\/plans\nPro costs 49 euros\./);
+    assert.match(prompt, /\[2\]\nStarter is free\./);
+    assert.match(prompt, /cite it by its number in square brackets/);
+  });
+
+  it('ask for the question’s language when no locale is known, and summaries stay short', () => {
+    const prompt = systemPrompt({ task: 'summary', passages });
+    assert.match(prompt, /in the language of the question/);
+    assert.match(prompt, /short summary/);
+    assert.doesNotMatch(prompt, /Instructions from the site operator/);
+  });
+
+  it('put the system prompt first, then the earlier turns, then the question', () => {
+    const messages = buildMessages({ task: 'chat', passages }, [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }], 'Price?');
+    assert.deepEqual(messages.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+    assert.equal(messages.at(-1)!.content, 'Price?');
+  });
+
+  it('names languages in English, and keeps tags it cannot name', () => {
+    assert.equal(languageName('pt-BR'), 'Brazilian Portuguese');
+    assert.equal(languageName('zz'), 'zz');
+  });
+});
