@@ -9,6 +9,7 @@ import { createSearchService } from './domain/search.js';
 import { createOrganisationService } from './domain/organisations.js';
 import { createPagesService } from './domain/pages.js';
 import { createUsageService } from './domain/usage.js';
+import { createWidgetService } from './domain/widgets.js';
 import type { AnswerProvider, Embedder } from './domain/ports.js';
 import type { AppDeps } from './http/app.js';
 import { createLocalEmbedder } from './providers/embeddings/local.js';
@@ -29,6 +30,7 @@ import { createOrganisationRepository } from './storage/organisations.js';
 import { openPglite } from './storage/pglite.js';
 import { openPostgres } from './storage/postgres.js';
 import { createUsageRepository } from './storage/usage.js';
+import { createWidgetRepository } from './storage/widgets.js';
 
 export interface Container {
   deps: AppDeps;
@@ -85,6 +87,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     usage,
     apiKeys: createApiKeyService({ apiKeys: createApiKeyRepository(db), collections: collectionRepository }),
     pages: createPagesService({ organisations: organisationRepository, collections: collectionRepository, entries }),
+    widgets: createWidgetService({ widgets: createWidgetRepository(db), integrations }),
     ready: () => true,
   };
   return {

@@ -1,6 +1,7 @@
 import type { Permission } from './access.js';
 import type { ApiKey, Collection, Entry, EntryFields, Integration, JsonObject, Organisation, PreparedChunk, Scope, Source } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
+import type { WidgetType } from './widgetConfig.js';
 
 /**
  * Ports: what the domain needs from the outside world. Adapters in storage/ and
@@ -294,4 +295,44 @@ export interface UsageRepository {
   add(deltas: readonly UsageDelta[]): Promise<UsageTotal[]>;
   /** Instance-level, for the flusher: the stored totals of these organisations for `period`. */
   totals(period: string, organisationIds: readonly number[]): Promise<UsageTotal[]>;
+}
+
+/** A widget as stored; `config` holds only the settings a client set (defaults are applied on read). */
+export interface WidgetRow {
+  id: string;
+  organisation_public_id: string;
+  type: WidgetType;
+  name: string;
+  integration_id: string;
+  websites: string[];
+  config: JsonObject;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A widget resolved from its public key, for the widget routes: with its secret hash. */
+export interface StoredWidget extends WidgetRow {
+  organisationId: number;
+  secretHash: Uint8Array;
+}
+
+export interface WidgetEventRecord {
+  name: string;
+  url: string | null;
+  rank: number | null;
+  source: string | null;
+  session_id: string | null;
+}
+
+export interface WidgetRepository {
+  create(scope: Scope, widget: Omit<WidgetRow, 'organisation_public_id' | 'created_at' | 'updated_at'> & { secretHash: Buffer; identitySecret: string }): Promise<WidgetRow>;
+  list(scope: Scope, page: PageRequest): Promise<Page<WidgetRow>>;
+  get(scope: Scope, id: string): Promise<WidgetRow | null>;
+  update(scope: Scope, id: string, fields: Pick<WidgetRow, 'name' | 'integration_id' | 'websites' | 'config'>): Promise<WidgetRow | null>;
+  delete(scope: Scope, id: string): Promise<boolean>;
+  /** Replaces the secret key's hash; false when the widget is unknown. */
+  setSecret(scope: Scope, id: string, secretHash: Buffer): Promise<boolean>;
+  /** Instance-level, for the widget routes: the widget named by its public key, or null. */
+  find(organisationPublicId: string, id: string): Promise<StoredWidget | null>;
+  recordEvent(scope: Scope, widgetId: string, event: WidgetEventRecord): Promise<void>;
 }

@@ -15,6 +15,7 @@ import type { OrganisationService } from '../domain/organisations.js';
 import type { PagesService } from '../domain/pages.js';
 import type { SearchService } from '../domain/search.js';
 import type { UsageService } from '../domain/usage.js';
+import type { WidgetService } from '../domain/widgets.js';
 import { credentialAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
 import { usageQuota } from './quota.js';
@@ -29,6 +30,9 @@ import { integrationRoutes } from './routes/integrations.js';
 import { pageRoutes } from './routes/pages.js';
 import { searchRoutes } from './routes/search.js';
 import { usageRoutes } from './routes/usage.js';
+import { widgetApiRoutes, widgetPublicRoutes } from './routes/widgetApi.js';
+import { widgetRoutes } from './routes/widgets.js';
+import { widgetAuth } from './widgetAuth.js';
 
 /** What the HTTP layer needs: services and a few settings. Built by the container. */
 export interface AppDeps {
@@ -42,6 +46,7 @@ export interface AppDeps {
   usage: UsageService;
   apiKeys: ApiKeyService;
   pages: PagesService;
+  widgets: WidgetService;
   masterKeyHash: Uint8Array;
   /** Resolves when the database is migrated and models are loaded. */
   ready: () => boolean;
@@ -57,7 +62,8 @@ declare module 'fastify' {
 
 /**
  * Builds the Fastify app without listening, so tests can `inject` or listen themselves.
- * Routes: /healthz, /readyz, /docs, /api/v1/openapi.json, /api/v1/admin/*, /api/v1/*.
+ * Routes: /healthz, /readyz, /docs, /api/v1/openapi.json, /api/v1/admin/*, /api/v1/*, and the
+ * widget routes /api/v1/{organisation}/widgets/{widget}/* (own scope: widget authentication).
  */
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<App> {
   const app = Fastify({
@@ -118,6 +124,17 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
         usageRoutes(v1);
         apiKeyRoutes(v1);
         pageRoutes(v1);
+        widgetRoutes(v1);
+      });
+      // Widget routes answer browsers and servers with widget credentials, not API tokens.
+      await api.register(async (widgets) => {
+        await registerRateLimits(widgets, deps.config);
+        widgetPublicRoutes(widgets);
+        await widgets.register(async (authed) => {
+          authed.addHook('onRequest', widgetAuth(deps));
+          authed.addHook('onRequest', usageQuota(deps.usage));
+          widgetApiRoutes(authed);
+        });
       });
     },
     { prefix: '/api/v1' },

@@ -15,8 +15,9 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /**
-     * Organisation API keys may call this route (GET /me, the pages and widget routes);
-     * on every other route a valid key gets 403. API v1 tokens may call every route.
+     * Organisation API keys may call this route (GET /me, the pages routes); on every other
+     * route a valid key gets 403. API v1 tokens may call every route. The widget routes are
+     * outside this hook's scope: `widgetAuth` authorises keys there.
      */
     apiKeys?: boolean;
   }

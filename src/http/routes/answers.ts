@@ -1,5 +1,6 @@
-import { Type } from 'typebox';
-import type { AnswerEvent, AnswerStream } from '../../domain/answers/service.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AnswerEvent, AnswerService, AnswerStream } from '../../domain/answers/service.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { App } from '../app.js';
 import { LOCALE, parseSummariseParams } from '../answerParams.js';
@@ -10,21 +11,21 @@ import { disconnectSignal, sendEvents } from '../sse.js';
 const Params = Type.Object({ integration: Type.String({ maxLength: 64 }) });
 const MAX_MESSAGE = 4_000;
 
-const SummaryResponse = Type.Object({
+export const SummaryResponse = Type.Object({
   has_relevant_results: Type.Boolean(),
   summary: Type.String(),
   references: Type.Array(Type.Object({ ref: Type.Integer(), title: Type.String(), url: Type.String() })),
   data: Type.Array(Type.Object({ id: Type.String(), title: Type.Union([Type.String(), Type.Null()]), raw_text: Type.String() })),
 });
-const ChatBody = Type.Object({
+export const ChatBody = Type.Object({
   message: Type.String({ minLength: 1, maxLength: MAX_MESSAGE }),
   conversation_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
   stream: Type.Optional(Type.Boolean()),
   locale: Type.Optional(Type.String({ pattern: LOCALE.source, maxLength: 35 })),
 });
-const ChatResponse = Type.Object({ conversation_id: Type.String(), message: Type.String() });
+export const ChatResponse = Type.Object({ conversation_id: Type.String(), message: Type.String() });
 const PaymentRequired = Type.Object({ message: Type.String(), data: Type.Optional(Type.Array(Type.Object({ ...Entry.properties }, { additionalProperties: true }))) });
-const failures = { 402: PaymentRequired, 403: Message, 502: Message, 503: Message, ...errorResponses };
+export const failures = { 402: PaymentRequired, 403: Message, 502: Message, 503: Message, ...errorResponses };
 
 export function answerRoutes(app: App): void {
   const { answers } = app.deps;
@@ -42,19 +43,7 @@ export function answerRoutes(app: App): void {
       querystring: Type.Object({}, { additionalProperties: true }),
       response: { 200: SummaryResponse, ...failures },
     },
-  }, async (request, reply) => {
-    const params = parseSummariseParams(request.query as Record<string, unknown>);
-    const answer = await answers.summarise(request.scope, request.params.integration, params, disconnectSignal(reply));
-    const events = params.format === 'html' ? asHtml(answer.events) : answer.events;
-    if (params.stream) return sendEvents(request, reply, events);
-    const { text, references } = await collect(events);
-    return {
-      has_relevant_results: answer.relevant,
-      summary: text,
-      references,
-      data: answer.passages.map((p) => ({ id: p.hit.id, title: p.hit.title, raw_text: p.hit.raw_text })),
-    };
-  });
+  }, (request, reply) => respondSummary(answers, request, reply, request.params.integration));
 
   app.post('/integrations/:integration/chat', {
     config: { answerRoute: true },
@@ -66,19 +55,40 @@ export function answerRoutes(app: App): void {
       body: ChatBody,
       response: { 200: ChatResponse, ...failures },
     },
-  }, async (request, reply) => {
-    const message = request.body.message.trim();
-    if (message === '') throw ValidationError.field('message', 'The message field is required.');
-    const answer = await answers.chat(
-      request.scope,
-      request.params.integration,
-      { message, conversationId: request.body.conversation_id ?? null, locale: request.body.locale },
-      disconnectSignal(reply),
-    );
-    if (request.body.stream ?? true) return sendEvents(request, reply, answer.events, { 'x-conversation-id': answer.conversationId });
-    reply.header('x-conversation-id', answer.conversationId);
-    return { conversation_id: answer.conversationId, message: (await collect(answer.events)).text };
-  });
+  }, (request, reply) => respondChat(answers, request, reply, request.params.integration, request.body));
+}
+
+/**
+ * Summarise over `integrationId` for the request's scope (integration and widget routes):
+ * Server-Sent Events, or the whole summary as JSON with `stream=false`.
+ */
+export async function respondSummary(answers: AnswerService, request: FastifyRequest, reply: FastifyReply, integrationId: string) {
+  const params = parseSummariseParams(request.query as Record<string, unknown>);
+  const answer = await answers.summarise(request.scope, integrationId, params, disconnectSignal(reply));
+  const events = params.format === 'html' ? asHtml(answer.events) : answer.events;
+  if (params.stream) return sendEvents(request, reply, events);
+  const { text, references } = await collect(events);
+  return {
+    has_relevant_results: answer.relevant,
+    summary: text,
+    references,
+    data: answer.passages.map((p) => ({ id: p.hit.id, title: p.hit.title, raw_text: p.hit.raw_text })),
+  };
+}
+
+/** One chat turn over `integrationId` (integration and widget routes); X-Conversation-Id carries the conversation. */
+export async function respondChat(answers: AnswerService, request: FastifyRequest, reply: FastifyReply, integrationId: string, body: Static<typeof ChatBody>) {
+  const message = body.message.trim();
+  if (message === '') throw ValidationError.field('message', 'The message field is required.');
+  const answer = await answers.chat(
+    request.scope,
+    integrationId,
+    { message, conversationId: body.conversation_id ?? null, locale: body.locale },
+    disconnectSignal(reply),
+  );
+  if (body.stream ?? true) return sendEvents(request, reply, answer.events, { 'x-conversation-id': answer.conversationId });
+  reply.header('x-conversation-id', answer.conversationId);
+  return { conversation_id: answer.conversationId, message: (await collect(answer.events)).text };
 }
 
 /** The text and the citations of a whole answer. */

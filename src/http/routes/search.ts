@@ -12,7 +12,7 @@ const SearchHit = Type.Object({
   score_breakdown: Type.Object({ similarity: Type.Number(), final_score: Type.Number() }),
   snippet: Type.String({ description: 'Best passage, HTML-escaped, query terms in <mark>' }),
 });
-const SearchResponse = Type.Object({ ...Paginated(SearchHit).properties, summarisable: Type.Boolean() });
+export const SearchResponse = Type.Object({ ...Paginated(SearchHit).properties, summarisable: Type.Boolean() });
 
 export function searchRoutes(app: App): void {
   const { search, config } = app.deps;

@@ -1,0 +1,71 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Permission } from '../domain/access.js';
+import type { IntegrationService } from '../domain/integrations.js';
+import { ForbiddenError } from '../domain/errors.js';
+import type { StoredWidget } from '../domain/ports.js';
+import type { WidgetService } from '../domain/widgets.js';
+import { authoriseWidget, originAllowed } from '../domain/widgetAccess.js';
+import type { WidgetType } from '../domain/widgetConfig.js';
+import { bearer, type Authenticators } from './auth.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The widget named in the path; set by the `widgetAuth` hook. */
+    widget: StoredWidget;
+  }
+  interface FastifyContextConfig {
+    /** A widget route: the API key permission it needs and the widget types it serves. */
+    widgetRoute?: { permission: Permission; types: readonly WidgetType[] };
+  }
+}
+
+interface WidgetParams {
+  organisation: string;
+  widget: string;
+}
+
+/**
+ * Sets the CORS headers when the request's Origin is on the widget's websites list, and
+ * only then: other origins get no CORS headers, so browsers refuse to hand them responses.
+ */
+export function widgetCors(request: FastifyRequest, reply: FastifyReply, widget: Pick<StoredWidget, 'websites'>): boolean {
+  reply.header('vary', 'Origin');
+  const origin = request.headers.origin ?? null;
+  if (!originAllowed(widget, origin)) return false;
+  reply.header('access-control-allow-origin', origin!);
+  reply.header('access-control-expose-headers', 'X-Conversation-Id');
+  return true;
+}
+
+/** Preflight answer headers for an allowed origin. */
+export function preflightHeaders(reply: FastifyReply): void {
+  reply.header('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
+  reply.header('access-control-allow-headers', 'Authorization, Content-Type');
+  reply.header('access-control-max-age', '600');
+}
+
+/** The widget named by `/{organisation}/widgets/{widget}`; NotFoundError when unknown. */
+export function loadWidget(widgets: Pick<WidgetService, 'resolve'>, request: FastifyRequest): Promise<StoredWidget> {
+  const params = request.params as WidgetParams;
+  return widgets.resolve(params.organisation, params.widget);
+}
+
+/**
+ * onRequest hook for the widget routes: loads the widget (404), sets CORS headers for an
+ * allowed origin (before any handler, so streamed replies carry them too), authorises the
+ * request (see `authoriseWidget`) and refuses a widget of the wrong type with 403. Sets
+ * `request.widget` and `request.scope` (the widget's organisation).
+ */
+export function widgetAuth(deps: { widgets: Pick<WidgetService, 'resolve'>; apiKeys: Authenticators['apiKeys']; integrations: Pick<IntegrationService, 'get'> }) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const route = request.routeOptions.config.widgetRoute!;
+    const widget = await loadWidget(deps.widgets, request);
+    widgetCors(request, reply, widget);
+    await authoriseWidget(deps, widget, { origin: request.headers.origin ?? null, bearer: bearer(request) }, route.permission);
+    if (!route.types.includes(widget.type)) {
+      throw new ForbiddenError(`A ${widget.type} widget cannot serve this endpoint.`);
+    }
+    request.widget = widget;
+    request.scope = { organisationId: widget.organisationId };
+  };
+}
