@@ -41,6 +41,16 @@ describe('loadConfig', () => {
   });
 });
 
+describe('loadConfig: conversation expiry', () => {
+  it('expires conversations after 30 days by default; 0 keeps them; other values are refused', () => {
+    assert.equal(loadConfig({}).conversationTtlDays, 30);
+    assert.equal(loadConfig({ LORE_CONVERSATION_TTL_DAYS: '0' }).conversationTtlDays, 0);
+    assert.equal(loadConfig({ LORE_CONVERSATION_TTL_DAYS: '7' }).conversationTtlDays, 7);
+    assert.throws(() => loadConfig({ LORE_CONVERSATION_TTL_DAYS: '-1' }), ConfigError);
+    assert.throws(() => loadConfig({ LORE_CONVERSATION_TTL_DAYS: 'month' }), ConfigError);
+  });
+});
+
 describe('loadConfig: rate limits', () => {
   it('limits per credential, IP and answer by default, in memory, trusting no proxy', () => {
     const config = loadConfig({});

@@ -26,6 +26,8 @@ export interface Config {
   readonly trustProxy: boolean | string[];
   /** Who writes summaries and chat answers. */
   readonly answers: AnswersConfig;
+  /** Days after their last message that conversations not kept are deleted; 0: never. */
+  readonly conversationTtlDays: number;
 }
 
 export type AnswersConfig =
@@ -109,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     answers: int('LORE_ANSWER_RATE_LIMIT', 60, 0, 1_000_000),
   };
   const redisUrl = url('LORE_REDIS_URL', ['redis:', 'rediss:']);
+  const conversationTtlDays = int('LORE_CONVERSATION_TTL_DAYS', 30, 0, 36_500);
   const trustProxy = parseTrustProxy(env.LORE_TRUST_PROXY);
   if (trustProxy === null) {
     problems.push('LORE_TRUST_PROXY must be true, false, or comma-separated proxy addresses or CIDR ranges');
@@ -178,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, bodyLimit,
     rateLimits: Object.freeze(rateLimits), redisUrl, trustProxy: trustProxy ?? false, answers: Object.freeze(answers),
+    conversationTtlDays,
   });
 }
 

@@ -10,6 +10,7 @@ import { createOrganisationService } from './domain/organisations.js';
 import { createPagesService } from './domain/pages.js';
 import { createUsageService } from './domain/usage.js';
 import { createWidgetService } from './domain/widgets.js';
+import { createVisitorConversationService } from './domain/visitors.js';
 import type { AnswerProvider, Embedder } from './domain/ports.js';
 import type { AppDeps } from './http/app.js';
 import { createLocalEmbedder } from './providers/embeddings/local.js';
@@ -49,6 +50,9 @@ export interface ContainerOptions {
   masterKeyHash: Uint8Array;
 }
 
+/** How often conversations past their TTL are deleted. */
+const EXPIRY_INTERVAL_MS = 60 * 60 * 1000;
+
 /** The one place that picks implementations: database, embedder, services. */
 export async function createContainer(config: Config, options: ContainerOptions): Promise<Container> {
   const db = options.db ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir));
@@ -68,6 +72,9 @@ export async function createContainer(config: Config, options: ContainerOptions)
 
   const entries = createEntryService({ collections: collectionRepository, entries: entryRepository, ingestion });
   const search = createSearchService({ integrations, search: createSearchRepository(db), embedder });
+  const conversations = createConversationRepository(db);
+  const widgetRepository = createWidgetRepository(db);
+  const visitors = createVisitorConversationService({ conversations, widgets: widgetRepository, ttlDays: config.conversationTtlDays });
   const deps: AppDeps = {
     config,
     masterKeyHash: options.masterKeyHash,
@@ -81,20 +88,26 @@ export async function createContainer(config: Config, options: ContainerOptions)
       search,
       provider: options.answerProvider ?? (await createAnswerProvider(config.answers)),
       credits: usage,
-      conversations: createConversationRepository(db),
+      conversations,
       log: (error) => process.emitWarning(`Answer bookkeeping failed: ${String(error)}`),
     }),
     usage,
     apiKeys: createApiKeyService({ apiKeys: createApiKeyRepository(db), collections: collectionRepository }),
     pages: createPagesService({ organisations: organisationRepository, collections: collectionRepository, entries }),
-    widgets: createWidgetService({ widgets: createWidgetRepository(db), integrations }),
+    widgets: createWidgetService({ widgets: widgetRepository, integrations }),
+    visitors,
     ready: () => true,
   };
+  // Expiry of conversations not kept (SPEC.md: anonymous conversations expire); unref'd so it never holds the process open.
+  const expiry = setInterval(() => {
+    visitors.expire(new Date()).catch((error) => process.emitWarning(`Conversation clean-up failed: ${String(error)}`));
+  }, EXPIRY_INTERVAL_MS).unref();
   return {
     deps,
     db,
     embedder,
     async close() {
+      clearInterval(expiry);
       await usage.close();
       await db.close();
     },

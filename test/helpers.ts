@@ -89,6 +89,7 @@ export async function startServer(
     redisUrl: undefined,
     trustProxy: false,
     answers: { kind: 'extractive' },
+    conversationTtlDays: 30,
     ...options.config,
   };
   const embedder = options.embedder ?? (await defaultEmbedder());

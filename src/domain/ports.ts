@@ -241,10 +241,39 @@ export interface StoredMessage {
   created_at: string;
 }
 
+/** Who a widget conversation belongs to: the widget, and the proven visitor (null: anonymous). */
+export interface ConversationOwner {
+  widgetId: string;
+  visitorId: string | null;
+}
+
+/** A visitor's conversation in a list. */
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  kept: boolean;
+  message_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface ConversationRepository {
-  create(scope: Scope, conversation: { id: string; integrationId: string; title: string }): Promise<void>;
-  /** Whether the conversation exists for this organisation and integration. */
-  exists(scope: Scope, integrationId: string, id: string): Promise<boolean>;
+  create(scope: Scope, conversation: { id: string; integrationId: string; title: string; owner?: ConversationOwner }): Promise<void>;
+  /**
+   * Whether the conversation exists for this organisation and integration and, with `owner`,
+   * belongs to exactly that widget and visitor (an anonymous owner matches anonymous ones only).
+   */
+  exists(scope: Scope, integrationId: string, id: string, owner?: ConversationOwner): Promise<boolean>;
+  /** The visitor's conversations of the widget, most recently updated first. */
+  listOwned(scope: Scope, owner: ConversationOwner & { visitorId: string }, page: PageRequest): Promise<Page<ConversationSummary>>;
+  /** One of the visitor's conversations with every message, oldest first; null when not theirs. */
+  getOwned(scope: Scope, owner: ConversationOwner & { visitorId: string }, id: string): Promise<{ id: string; kept: boolean; messages: StoredMessage[] } | null>;
+  /** Sets `kept`; false when the conversation is not the visitor's. */
+  setKept(scope: Scope, owner: ConversationOwner & { visitorId: string }, id: string, kept: boolean): Promise<boolean>;
+  /** Deletes one (`id`) or all of the visitor's conversations; the number deleted. */
+  deleteOwned(scope: Scope, owner: ConversationOwner & { visitorId: string }, id: string | null): Promise<number>;
+  /** Instance-wide expiry: deletes conversations not kept and not updated since `before`; the number deleted. */
+  deleteExpired(before: Date): Promise<number>;
   /** The last `limit` messages, oldest first. */
   recentMessages(scope: Scope, conversationId: string, limit: number): Promise<StoredMessage[]>;
   /** Appends a message; does nothing when the conversation is gone or foreign. */
@@ -335,4 +364,6 @@ export interface WidgetRepository {
   /** Instance-level, for the widget routes: the widget named by its public key, or null. */
   find(organisationPublicId: string, id: string): Promise<StoredWidget | null>;
   recordEvent(scope: Scope, widgetId: string, event: WidgetEventRecord): Promise<void>;
+  /** The secret visitor ids are signed with; only for verifying a visitor's hash. */
+  identitySecret(scope: Scope, widgetId: string): Promise<string | null>;
 }

@@ -16,6 +16,7 @@ import type { PagesService } from '../domain/pages.js';
 import type { SearchService } from '../domain/search.js';
 import type { UsageService } from '../domain/usage.js';
 import type { WidgetService } from '../domain/widgets.js';
+import type { VisitorConversationService } from '../domain/visitors.js';
 import { credentialAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
 import { usageQuota } from './quota.js';
@@ -47,6 +48,7 @@ export interface AppDeps {
   apiKeys: ApiKeyService;
   pages: PagesService;
   widgets: WidgetService;
+  visitors: VisitorConversationService;
   masterKeyHash: Uint8Array;
   /** Resolves when the database is migrated and models are loaded. */
   ready: () => boolean;

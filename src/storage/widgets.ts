@@ -72,5 +72,14 @@ export function createWidgetRepository(db: Db): WidgetRepository {
         [scope.organisationId, widgetId, e.name, e.url, e.rank, e.source, e.session_id],
       );
     },
+
+    // Read only to verify a visitor's hash, never into a widget row.
+    async identitySecret(scope, widgetId) {
+      const [row] = await db.query<{ identity_secret: string }>('SELECT identity_secret FROM widgets WHERE organisation_id = $1 AND id = $2', [
+        scope.organisationId,
+        widgetId,
+      ]);
+      return row?.identity_secret ?? null;
+    },
   };
 }

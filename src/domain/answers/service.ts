@@ -3,7 +3,7 @@ import { isUuid } from '../ids.js';
 import type { IntegrationService } from '../integrations.js';
 import type { Integration, Scope } from '../model.js';
 import { NotFoundError, PaymentRequiredError, UpstreamError } from '../errors.js';
-import type { AnswerChunk, AnswerMessage, AnswerProvider, ConversationRepository } from '../ports.js';
+import type { AnswerChunk, AnswerMessage, AnswerProvider, ConversationOwner, ConversationRepository } from '../ports.js';
 import { ProviderError } from '../ports.js';
 import type { Passage, SearchHit, SearchService } from '../search.js';
 import { detectLanguage } from '../text/tokenize.js';
@@ -38,6 +38,11 @@ export interface ChatParams {
   message: string;
   conversationId: string | null;
   locale?: string;
+  /**
+   * Widget chats: the conversation is stored as this widget's (and visitor's), and only such
+   * a conversation can be continued. Integration chats have none.
+   */
+  owner?: ConversationOwner;
 }
 
 export interface AnswerService {
@@ -163,7 +168,7 @@ export function createAnswerService(deps: {
       const conversationId = params.conversationId;
       let history: AnswerMessage[] = [];
       if (conversationId !== null) {
-        if (!isUuid(conversationId) || !(await conversations.exists(scope, integration.id, conversationId))) throw new NotFoundError('Conversation');
+        if (!isUuid(conversationId) || !(await conversations.exists(scope, integration.id, conversationId, params.owner))) throw new NotFoundError('Conversation');
         history = (await conversations.recentMessages(scope, conversationId, HISTORY)).map((m) => ({ role: m.role, content: m.content }));
       }
       // A follow-up ("and how much is it?") is searched together with the last question.
@@ -177,7 +182,7 @@ export function createAnswerService(deps: {
       const isNew = conversationId === null;
       const id = conversationId ?? randomUUID();
       const saveQuestion = async () => {
-        if (isNew) await conversations.create(scope, { id, integrationId: integration.id, title: params.message.slice(0, 120) });
+        if (isNew) await conversations.create(scope, { id, integrationId: integration.id, title: params.message.slice(0, 120), owner: params.owner });
         await conversations.addMessage(scope, id, { id: randomUUID(), role: 'user', content: params.message, citations: [] });
       };
       const messageId = randomUUID();

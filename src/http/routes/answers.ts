@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AnswerEvent, AnswerService, AnswerStream } from '../../domain/answers/service.js';
+import type { ConversationOwner } from '../../domain/ports.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { App } from '../app.js';
 import { LOCALE, parseSummariseParams } from '../answerParams.js';
@@ -76,14 +77,24 @@ export async function respondSummary(answers: AnswerService, request: FastifyReq
   };
 }
 
-/** One chat turn over `integrationId` (integration and widget routes); X-Conversation-Id carries the conversation. */
-export async function respondChat(answers: AnswerService, request: FastifyRequest, reply: FastifyReply, integrationId: string, body: Static<typeof ChatBody>) {
+/**
+ * One chat turn over `integrationId` (integration and widget routes); X-Conversation-Id carries
+ * the conversation. Widget routes pass the conversation `owner`.
+ */
+export async function respondChat(
+  answers: AnswerService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  integrationId: string,
+  body: Static<typeof ChatBody>,
+  owner?: ConversationOwner,
+) {
   const message = body.message.trim();
   if (message === '') throw ValidationError.field('message', 'The message field is required.');
   const answer = await answers.chat(
     request.scope,
     integrationId,
-    { message, conversationId: body.conversation_id ?? null, locale: body.locale },
+    { message, conversationId: body.conversation_id ?? null, locale: body.locale, owner },
     disconnectSignal(reply),
   );
   if (body.stream ?? true) return sendEvents(request, reply, answer.events, { 'x-conversation-id': answer.conversationId });

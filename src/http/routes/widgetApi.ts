@@ -1,11 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../app.js';
 import { ValidationError } from '../../domain/errors.js';
+import { pageRequest } from '../../domain/pagination.js';
+import type { VisitorIdentity } from '../../domain/visitors.js';
 import { presentConfig } from '../../domain/widgetConfig.js';
 import { presentPage } from '../paginate.js';
 import { parseSearchParams } from '../searchParams.js';
-import { errorResponses, Message } from '../schemas.js';
+import { Data, errorResponses, Message, NoContent, Paginated, Timestamp } from '../schemas.js';
 import { loadWidget, preflightHeaders, widgetCors } from '../widgetAuth.js';
 import { WidgetConfig } from '../widgetSchemas.js';
 import { ChatBody, ChatResponse, failures, respondChat, respondSummary, SummaryResponse } from './answers.js';
@@ -15,6 +18,48 @@ const Params = Type.Object({ organisation: Type.String({ maxLength: 64 }), widge
 const SessionId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 const MAX_CONTEXT_BYTES = 4_096;
 const tags = ['widgets'];
+const VisitorId = Type.String({ minLength: 1, maxLength: 255 });
+// No pattern: a malformed hash is a wrong hash (403), not a malformed request.
+const VisitorHash = Type.String({ maxLength: 128 });
+const IdentityQuery = { user: Type.Optional(VisitorId), hash: Type.Optional(VisitorHash) };
+const ConversationParams = Type.Object({ ...Params.properties, id: Type.String({ maxLength: 64 }) });
+const ConversationSummary = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  kept: Type.Boolean(),
+  message_count: Type.Integer(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+const Transcript = Type.Object({
+  id: Type.String(),
+  kept: Type.Boolean(),
+  messages: Type.Array(Type.Object({
+    role: Type.String(),
+    content: Type.String(),
+    citations: Type.Array(Type.Object({ ref: Type.Integer(), title: Type.String(), url: Type.String() })),
+    created_at: Timestamp,
+  })),
+});
+const conversationRoute = { widgetRoute: { permission: 'chat', types: ['chat'] } } as const;
+const conversationResponses = { 403: Message, ...errorResponses };
+
+/**
+ * The visitor a conversation route acts for: `user` and `hash` from the JSON body or else the
+ * query string. Either missing → 422 on that field; whether the hash is right is the service's
+ * to say (403).
+ */
+function visitorIdentity(request: FastifyRequest): VisitorIdentity {
+  const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
+  const query = request.query as { user?: string; hash?: string };
+  const pick = (key: 'user' | 'hash') => (key in body ? body[key] : query[key]);
+  const [user, hash] = [pick('user'), pick('hash')];
+  const errors: Record<string, string[]> = {};
+  if (typeof user !== 'string' || user === '' || user.length > 255) errors.user = ['The user field is required (1 to 255 characters).'];
+  if (typeof hash !== 'string' || hash === '' || hash.length > 128) errors.hash = ['The hash field is required.'];
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return { id: user as string, hash: hash as string };
+}
 
 /**
  * The public widget routes: the presentation config (no secrets, cacheable for five minutes)
@@ -43,23 +88,25 @@ export function widgetPublicRoutes(app: App): void {
   });
 
   // Preflight for every widget route: 204 with CORS headers for a listed origin, else 403 without.
-  app.options('/:organisation/widgets/:widget/:action', {
-    schema: { hide: true, params: Type.Object({ ...Params.properties, action: Type.String({ maxLength: 32 }) }) },
-  }, async (request, reply) => {
+  const preflight = async (request: FastifyRequest, reply: FastifyReply) => {
     const widget = await loadWidget(widgets, request);
     if (!widgetCors(request, reply, widget)) return reply.status(403).send({ message: 'This website is not allowed to use this widget.' });
     preflightHeaders(reply);
     return reply.status(204).send(null);
-  });
+  };
+  app.options('/:organisation/widgets/:widget/:action', {
+    schema: { hide: true, params: Type.Object({ ...Params.properties, action: Type.String({ maxLength: 32 }) }) },
+  }, preflight);
+  app.options('/:organisation/widgets/:widget/conversations/*', { schema: { hide: true } }, preflight);
 }
 
 /**
  * Search, summarize, chat and events through a widget: the same services as the integration
- * routes, over the widget's integration. Authorisation and the widget type are checked by the
+ * routes, over the widget's integration; and a signed visitor's conversations. Authorisation and the widget type are checked by the
  * scope's `widgetAuth` hook from `config.widgetRoute`.
  */
 export function widgetApiRoutes(app: App): void {
-  const { search, answers, widgets, config } = app.deps;
+  const { search, answers, widgets, visitors, config } = app.deps;
 
   app.get('/:organisation/widgets/:widget/search', {
     config: { widgetRoute: { permission: 'search', types: ['search'] } },
@@ -96,16 +143,20 @@ export function widgetApiRoutes(app: App): void {
       params: Params,
       body: Type.Object({
         ...ChatBody.properties,
+        // A signed-in visitor (SPEC.md "Signed visitor identity"); an id without a hash is anonymous.
+        user: Type.Optional(Type.Object({ id: VisitorId, hash: Type.Optional(VisitorHash) })),
         // Page context from the SDK (URL, title…); validated and bounded, not used by answers yet.
         context: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 20 }), Type.Literal(false)])),
       }),
       response: { 200: ChatResponse, ...failures },
     },
-  }, (request, reply) => {
+  }, async (request, reply) => {
     if (request.body.context && Buffer.byteLength(JSON.stringify(request.body.context)) > MAX_CONTEXT_BYTES) {
       throw ValidationError.field('context', `The context field must not be larger than ${MAX_CONTEXT_BYTES} bytes as JSON.`);
     }
-    return respondChat(answers, request, reply, request.widget.integration_id, request.body);
+    const { user } = request.body;
+    const owner = await visitors.owner(request.scope, request.widget, user?.hash === undefined ? null : { id: user.id, hash: user.hash });
+    return respondChat(answers, request, reply, request.widget.integration_id, request.body, owner);
   });
 
   app.post('/:organisation/widgets/:widget/events', {
@@ -127,5 +178,60 @@ export function widgetApiRoutes(app: App): void {
     const { name, url, rank, source, session_id } = request.body;
     await widgets.recordEvent(request.scope, request.widget.id, { name, url: url ?? null, rank: rank ?? null, source: source ?? null, session_id: session_id ?? null });
     return { ok: true };
+  });
+
+  // A signed visitor's conversations (SPEC.md "Signed visitor identity"): chat widgets only.
+  const base = '/:organisation/widgets/:widget/conversations';
+  const visitor = (request: FastifyRequest) => visitors.visitor(request.scope, request.widget, visitorIdentity(request));
+
+  app.get(base, {
+    config: conversationRoute,
+    schema: {
+      tags,
+      summary: 'A signed visitor’s conversations through this chat widget, most recent first (user, hash, page, per_page)',
+      params: Params,
+      querystring: Type.Object({ ...IdentityQuery, page: Type.Optional(Type.Unknown()), per_page: Type.Optional(Type.Unknown()) }),
+      response: { 200: Paginated(ConversationSummary), ...conversationResponses },
+    },
+  }, async (request) => {
+    const owner = await visitor(request);
+    return presentPage(request, await visitors.list(request.scope, owner, pageRequest(request.query.page, request.query.per_page)), config.publicUrl);
+  });
+
+  app.get(`${base}/:id`, {
+    config: conversationRoute,
+    schema: { tags, summary: 'One of a signed visitor’s conversations with its messages', params: ConversationParams, querystring: Type.Object(IdentityQuery), response: { 200: Data(Transcript), ...conversationResponses } },
+  }, async (request) => ({ data: await visitors.get(request.scope, await visitor(request), request.params.id) }));
+
+  app.post(`${base}/:id/keep`, {
+    config: conversationRoute,
+    schema: {
+      tags,
+      summary: 'Keep a signed visitor’s conversation from expiring (body: kept, default true; false releases it)',
+      params: ConversationParams,
+      querystring: Type.Object(IdentityQuery),
+      response: { 200: Data(Transcript), ...conversationResponses },
+    },
+  }, async (request) => {
+    const owner = await visitor(request);
+    const kept = ((request.body ?? {}) as { kept?: unknown }).kept ?? true;
+    if (typeof kept !== 'boolean') throw ValidationError.field('kept', 'The kept field must be true or false.');
+    return { data: await visitors.keep(request.scope, owner, request.params.id, kept) };
+  });
+
+  app.delete(`${base}/:id`, {
+    config: conversationRoute,
+    schema: { tags, summary: 'Delete one of a signed visitor’s conversations', params: ConversationParams, querystring: Type.Object(IdentityQuery), response: { 204: NoContent, ...conversationResponses } },
+  }, async (request, reply) => {
+    await visitors.delete(request.scope, await visitor(request), request.params.id);
+    return reply.status(204).send(null);
+  });
+
+  app.delete(base, {
+    config: conversationRoute,
+    schema: { tags, summary: 'Delete all of a signed visitor’s conversations through this widget', params: Params, querystring: Type.Object(IdentityQuery), response: { 204: NoContent, ...conversationResponses } },
+  }, async (request, reply) => {
+    await visitors.delete(request.scope, await visitor(request), null);
+    return reply.status(204).send(null);
   });
 }

@@ -1,7 +1,7 @@
 -- Widgets: a browser embed (search or chat) over one integration, keyed publicly as
 -- `{organisation public_id}/{widget id}`. Only the SHA-256 of the secret key is kept. The
 -- identity signing secret must stay usable to verify visitor HMACs, so it is kept as-is;
--- no query of the API ever selects it after creation (see storage/widgets.ts).
+-- it is read only to verify visitor hashes, never into API responses (see storage/widgets.ts).
 CREATE TABLE widgets (
   id              text        PRIMARY KEY,
   seq             bigint      GENERATED ALWAYS AS IDENTITY,
