@@ -135,11 +135,13 @@ async function candidates(
              s AS (SELECT t.chunk_id AS id, sum(w.idf * ${tfNorm}) AS bm25
                    FROM cols CROSS JOIN w CROSS JOIN LATERAL (
                      SELECT chunk_id, tf, length FROM chunk_terms p WHERE p.collection_id = cols.id AND p.term = w.term OFFSET 0) t
-                   GROUP BY t.chunk_id)
-           SELECT c.id, c.entry_id, s.bm25, ${cosine} AS cosine
-           FROM s JOIN chunks c ON c.id = s.id
-           WHERE c.organisation_id = $1 ${entryFilter}
-           ORDER BY s.bm25 DESC LIMIT ${limitValue}`,
+                   GROUP BY t.chunk_id),
+             -- The best chunks first; vectors are read (and cosines computed) for those alone.
+             top AS (SELECT s.id, s.bm25 FROM s ${filters.length > 0 ? 'JOIN chunks c ON c.id = s.id WHERE true ' + entryFilter : ''}
+                     ORDER BY s.bm25 DESC LIMIT ${limitValue})
+           SELECT c.id, c.entry_id, top.bm25, ${cosine} AS cosine
+           FROM top JOIN chunks c ON c.id = top.id
+           WHERE c.organisation_id = $1`,
           params,
         );
   const vector = db.query<{ id: number; entry_id: string; bm25: number; cosine: number }>(
