@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import type { App } from './app.js';
+import { hashSecret } from '../domain/credentials.js';
 import { bearer } from './auth.js';
 
 declare module 'fastify' {
@@ -59,7 +59,7 @@ export async function registerRateLimits(scope: App, config: Pick<Config, 'rateL
 
   scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearer(request);
-    const tokenKey = token === null ? null : createHash('sha256').update(token).digest('base64url');
+    const tokenKey = token === null ? null : hashSecret(token).toString('base64url');
     const checks: Promise<RateLimiterRes>[] = [];
     if (ip) checks.push(ip.consume(request.ip));
     if (tokenKey !== null && credential) checks.push(credential.consume(tokenKey));

@@ -1,6 +1,8 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../app.js';
 import { ValidationError } from '../../domain/errors.js';
+import type { SearchResult } from '../../domain/search.js';
 import { presentPage } from '../paginate.js';
 import { parseSearchParams } from '../searchParams.js';
 import { Entry, errorResponses, Message, Paginated } from '../schemas.js';
@@ -13,6 +15,12 @@ const SearchHit = Type.Object({
   snippet: Type.String({ description: 'Best passage, HTML-escaped, query terms in <mark>' }),
 });
 export const SearchResponse = Type.Object({ ...Paginated(SearchHit).properties, summarisable: Type.Boolean() });
+
+/** A search result as the API shows it: one page of hits, `summarisable`, links and meta. */
+export function presentSearch(request: FastifyRequest, result: SearchResult, publicUrl: string | undefined) {
+  const page = presentPage(request, { items: result.hits, total: result.total, page: result.page, perPage: result.perPage }, publicUrl);
+  return { data: page.data, summarisable: result.summarisable, links: page.links, meta: page.meta };
+}
 
 export function searchRoutes(app: App): void {
   const { search, config } = app.deps;
@@ -33,8 +41,7 @@ export function searchRoutes(app: App): void {
   }, async (request) => {
     const params = parseSearchParams(request.query as Record<string, unknown>);
     const result = await search.search(request.scope, request.params.integration, params);
-    const page = presentPage(request, { items: result.hits, total: result.total, page: result.page, perPage: result.perPage }, config.publicUrl);
-    return { data: page.data, summarisable: result.summarisable, links: page.links, meta: page.meta };
+    return presentSearch(request, result, config.publicUrl);
   });
 
   app.post('/integrations/:integration/events', {

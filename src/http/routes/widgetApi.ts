@@ -12,7 +12,7 @@ import { Data, errorResponses, Message, NoContent, Paginated, Timestamp } from '
 import { loadWidget, preflightHeaders, widgetCors } from '../widgetAuth.js';
 import { WidgetConfig } from '../widgetSchemas.js';
 import { ChatBody, ChatResponse, failures, respondChat, respondSummary, SummaryResponse } from './answers.js';
-import { SearchResponse } from './search.js';
+import { presentSearch, SearchResponse } from './search.js';
 
 const Params = Type.Object({ organisation: Type.String({ maxLength: 64 }), widget: Type.String({ maxLength: 64 }) });
 const SessionId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
@@ -120,8 +120,7 @@ export function widgetApiRoutes(app: App): void {
   }, async (request) => {
     const { session_id: sessionId, ...query } = request.query as Record<string, unknown>;
     const result = await search.search(request.scope, request.widget.integration_id, parseSearchParams(query));
-    const page = presentPage(request, { items: result.hits, total: result.total, page: result.page, perPage: result.perPage }, config.publicUrl);
-    return { ...page, summarisable: result.summarisable, session_id: (sessionId as string | undefined) ?? randomUUID() };
+    return { ...presentSearch(request, result, config.publicUrl), session_id: (sessionId as string | undefined) ?? randomUUID() };
   });
 
   app.get('/:organisation/widgets/:widget/summarize', {
