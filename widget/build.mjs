@@ -1,0 +1,34 @@
+// Builds the browser SDK: widget/src/service.ts → widget/dist/v1/service.js (global ServiceSdk)
+// and widget/src/analytics.ts → widget/dist/v1/service-analytics.js (global ServiceAnalytics).
+// One minified IIFE per script, no chunks, so each loads with a single <script> tag.
+// `node widget/build.mjs --sizes` also prints the gzip size of each script.
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+export const scripts = [
+  { entry: 'src/service.ts', out: 'dist/v1/service.js', budget: 30 * 1024 },
+  { entry: 'src/analytics.ts', out: 'dist/v1/service-analytics.js', budget: 2 * 1024 },
+];
+
+await Promise.all(scripts.map(({ entry, out }) => build({
+  absWorkingDir: root,
+  entryPoints: [entry],
+  outfile: out,
+  bundle: true,
+  minify: true,
+  format: 'iife',
+  target: ['chrome100', 'firefox100', 'safari15.4'],
+  legalComments: 'none',
+  logLevel: 'warning',
+})));
+
+if (process.argv.includes('--sizes')) {
+  for (const { out, budget } of scripts) {
+    const bytes = readFileSync(new URL(out, import.meta.url));
+    const gzip = gzipSync(bytes, { level: 9 }).length;
+    console.log(`${out.padEnd(30)} ${String(bytes.length).padStart(7)} B  ${String(gzip).padStart(6)} B gzip  (budget ${budget} B) ${gzip <= budget ? 'ok' : 'OVER'}`);
+  }
+}
