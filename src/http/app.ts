@@ -33,6 +33,7 @@ import { searchRoutes } from './routes/search.js';
 import { usageRoutes } from './routes/usage.js';
 import { widgetApiRoutes, widgetPublicRoutes } from './routes/widgetApi.js';
 import { widgetRoutes } from './routes/widgets.js';
+import { widgetScriptRoutes } from './routes/widgetScripts.js';
 import { widgetAuth } from './widgetAuth.js';
 
 /** What the HTTP layer needs: services and a few settings. Built by the container. */
@@ -64,8 +65,9 @@ declare module 'fastify' {
 
 /**
  * Builds the Fastify app without listening, so tests can `inject` or listen themselves.
- * Routes: /healthz, /readyz, /docs, /api/v1/openapi.json, /api/v1/admin/*, /api/v1/*, and the
- * widget routes /api/v1/{organisation}/widgets/{widget}/* (own scope: widget authentication).
+ * Routes: /healthz, /readyz, /docs, /widget/v1/*.js (the browser SDK), /api/v1/openapi.json,
+ * /api/v1/admin/*, /api/v1/*, and the widget routes /api/v1/{organisation}/widgets/{widget}/*
+ * (own scope: widget authentication).
  */
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<App> {
   const app = Fastify({
@@ -109,6 +111,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   await app.register(healthRoutes);
+  await app.register(widgetScriptRoutes);
   await app.register(
     async (api) => {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

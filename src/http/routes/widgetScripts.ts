@@ -1,0 +1,39 @@
+import { access } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+
+/** `widget/dist/v1/` at the package root: the same relative path from src/http/routes and dist/http/routes. */
+export const WIDGET_SCRIPTS_DIR = fileURLToPath(new URL('../../../widget/dist/v1/', import.meta.url));
+
+const SCRIPTS = ['service.js', 'service-analytics.js'] as const;
+
+/**
+ * Serves the browser SDK bundles at /widget/v1/service.js and /widget/v1/service-analytics.js
+ * from `dir` (default: the build output of `node widget/build.mjs`), and nothing else under
+ * /widget/ (the 404 handler answers `{message}`). Public and cross-origin: any page may load
+ * them; cached five minutes with an ETag (304 on If-None-Match). Missing build output → 404
+ * naming `npm run build`. Registered outside /api/v1, so no credential and no usage quota.
+ */
+export async function widgetScriptRoutes(app: FastifyInstance, options: { dir?: string } = {}): Promise<void> {
+  const dir = options.dir ?? WIDGET_SCRIPTS_DIR;
+  await app.register(fastifyStatic, { serve: false, index: false, dotfiles: 'deny' });
+
+  for (const name of SCRIPTS) {
+    app.get(`/widget/v1/${name}`, { schema: { hide: true } }, async (_request, reply) => {
+      try {
+        await access(`${dir}/${name}`);
+      } catch {
+        return reply.status(404).send({ message: `The browser SDK is not built: run \`npm run build\` (missing widget/dist/v1/${name}).` });
+      }
+      reply.headers({
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'public, max-age=300',
+        'access-control-allow-origin': '*',
+        'cross-origin-resource-policy': 'cross-origin',
+        'x-content-type-options': 'nosniff',
+      });
+      return reply.sendFile(name, dir, { cacheControl: false, contentType: false, etag: true, lastModified: true });
+    });
+  }
+}
