@@ -3,7 +3,7 @@
 // One minified IIFE per script, no chunks, so each loads with a single <script> tag.
 // `node widget/build.mjs --sizes` also prints the gzip size of each script.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
@@ -22,8 +22,17 @@ await Promise.all(scripts.map(({ entry, out }) => build({
   format: 'iife',
   target: ['chrome100', 'firefox100', 'safari15.4'],
   legalComments: 'none',
+  charset: 'utf8',
   logLevel: 'warning',
 })));
+
+// Non-English UI strings are fetched per locale (service.js stays small): one JSON file each.
+const strings = await build({ absWorkingDir: root, entryPoints: ['src/core/translations.ts'], bundle: true, format: 'esm', write: false, logLevel: 'warning' });
+const { TRANSLATIONS } = await import(`data:text/javascript;base64,${Buffer.from(strings.outputFiles[0].text).toString('base64')}`);
+mkdirSync(new URL('dist/v1/locales/', import.meta.url), { recursive: true });
+for (const [locale, table] of Object.entries(TRANSLATIONS)) {
+  writeFileSync(new URL(`dist/v1/locales/${locale}.json`, import.meta.url), JSON.stringify(table));
+}
 
 if (process.argv.includes('--sizes')) {
   for (const { out, budget } of scripts) {

@@ -1,0 +1,156 @@
+type Child = Node | string | null | undefined | false;
+type Props = Record<string, unknown>;
+
+/**
+ * Creates an element: `lore` sets `data-lore` (the DOM contract of docs/WIDGET.md), `text` the
+ * text content, `on<event>` functions become listeners, `false`/`null`/`undefined` values are
+ * skipped, every other prop is an attribute. Never sets inline styles (strict CSP).
+ */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (name === 'lore') element.setAttribute('data-lore', String(value));
+    else if (name === 'text') element.textContent = String(value);
+    else if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value as EventListener);
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children) if (child !== null && child !== undefined && child !== false) element.append(child);
+  return element;
+}
+
+const ICONS = {
+  chat: 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z',
+  close: 'M6 6l12 12M18 6L6 18',
+  send: 'M4 12l16-8-6 16-2-7-8-1z',
+  search: 'M11 4a7 7 0 1 1 0 14 7 7 0 0 1 0-14zm5 12l4 4',
+  mic: 'M12 3a3 3 0 0 1 3 3v6a3 3 0 0 1-6 0V6a3 3 0 0 1 3-3zM5 11a7 7 0 0 0 14 0M12 18v3',
+  up: 'M7 11v9H4v-9h3zm0 0l4-8a2 2 0 0 1 2 2v4h5a2 2 0 0 1 2 2l-2 7a2 2 0 0 1-2 1H7',
+  down: 'M7 13V4H4v9h3zm0 0l4 8a2 2 0 0 0 2-2v-4h5a2 2 0 0 0 2-2l-2-7a2 2 0 0 0-2-1H7',
+  plus: 'M12 5v14M5 12h14',
+  enter: 'M20 5v7a3 3 0 0 1-3 3H6m4-4l-4 4 4 4',
+  page: 'M6 3h9l4 4v14H6zM14 3v5h5',
+} as const;
+
+/** A stroked 24×24 icon, hidden from assistive technology (its button carries the label). */
+export function icon(name: keyof typeof ICONS): SVGSVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('class', 'icon');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', ICONS[name]);
+  svg.append(path);
+  return svg;
+}
+
+const sheets = new Map<string, CSSStyleSheet | null>();
+
+function sheet(css: string): CSSStyleSheet | null {
+  if (!sheets.has(css)) {
+    let made: CSSStyleSheet | null = null;
+    try {
+      made = new CSSStyleSheet();
+      made.replaceSync(css);
+    } catch {
+      made = null;
+    }
+    sheets.set(css, made);
+  }
+  return sheets.get(css)!;
+}
+
+/**
+ * A host element for one widget with an open shadow root holding `css`. Styles are adopted
+ * constructable stylesheets, which a strict CSP allows (no inline <style>); browsers without
+ * them get a <style> element instead.
+ */
+export function createHost(kind: 'chat' | 'search', css: string[]): { host: HTMLElement; root: ShadowRoot } {
+  const host = document.createElement('div');
+  host.setAttribute('data-lore-widget', kind);
+  const root = host.attachShadow({ mode: 'open' });
+  const adopted = css.map(sheet);
+  if (adopted.every((s): s is CSSStyleSheet => s !== null) && 'adoptedStyleSheets' in root) root.adoptedStyleSheets = adopted;
+  else root.append(h('style', { text: css.join('\n') }));
+  return { host, root };
+}
+
+/**
+ * Keeps `host`'s `data-theme` on light or dark (`auto` follows the system setting live) and its
+ * accent colour variable on the matching accent. Returns a function that stops following.
+ */
+export function applyTheme(host: HTMLElement, settings: { theme: string; accent_light: string; accent_dark: string }): () => void {
+  const query = window.matchMedia?.('(prefers-color-scheme: dark)');
+  const update = () => {
+    const dark = settings.theme === 'dark' || (settings.theme === 'auto' && query?.matches === true);
+    host.setAttribute('data-theme', dark ? 'dark' : 'light');
+    host.style.setProperty('--lore-accent', dark ? settings.accent_dark : settings.accent_light);
+  };
+  update();
+  if (settings.theme !== 'auto' || !query) return () => {};
+  query.addEventListener('change', update);
+  return () => query.removeEventListener('change', update);
+}
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), textarea:not([disabled]), select, [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Traps Tab and Shift+Tab inside `container` (in a shadow root) and calls `onEscape` on
+ * Escape. Returns the keydown listener to attach to `container`.
+ */
+export function focusTrap(container: HTMLElement, onEscape: () => void): (event: KeyboardEvent) => void {
+  return (event) => {
+    if (event.key === 'Escape') {
+      event.stopPropagation();
+      onEscape();
+      return;
+    }
+    if (event.key !== 'Tab') return;
+    const items = [...container.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
+    if (items.length === 0) return;
+    const first = items[0]!;
+    const last = items[items.length - 1]!;
+    const active = (container.getRootNode() as ShadowRoot).activeElement;
+    if (event.shiftKey && (active === first || !container.contains(active))) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && active === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  };
+}
+
+/** Replaces `[n]` citation markers in the text nodes of `element` with links to `urls[n]`. */
+export function linkCitations(element: HTMLElement, urls: ReadonlyMap<number, { url: string; title: string }>): void {
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  const nodes: Text[] = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) if (/\[\d{1,3}\]/.test(node.nodeValue ?? '')) nodes.push(node as Text);
+  for (const node of nodes) {
+    if (node.parentElement?.closest('a, code, pre')) continue;
+    const parts = (node.nodeValue ?? '').split(/(\[\d{1,3}\])/);
+    node.replaceWith(...parts.map((part) => {
+      const ref = /^\[(\d{1,3})\]$/.exec(part);
+      const source = ref ? urls.get(Number(ref[1])) : undefined;
+      if (!source) return part;
+      return safeUrl(source.url)
+        ? h('a', { class: 'cite', href: safeUrl(source.url), target: '_blank', rel: 'noopener noreferrer', title: source.title, text: ref![1] })
+        : h('sup', { class: 'cite', title: source.title, text: ref![1] });
+    }));
+  }
+}
+
+/**
+ * `url` when it is safe to put in an href or src (http, https, or relative to the page),
+ * else undefined: a `javascript:` or `data:` URL from content never reaches the DOM.
+ */
+export function safeUrl(url: unknown): string | undefined {
+  if (typeof url !== 'string' || url.trim() === '') return undefined;
+  try {
+    const parsed = new URL(url, location.href);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
