@@ -42,6 +42,17 @@ describe('widget scripts', () => {
     });
   }
 
+  it('serves the UI strings of a locale as JSON, and no unknown locale', async () => {
+    const response = await fetch(`${origin}/widget/v1/locales/zh-Hant.json`);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(response.headers.get('access-control-allow-origin'), '*');
+    const strings = (await response.json()) as Record<string, string>;
+    assert.equal(typeof strings.send, 'string');
+    assert.equal((await fetch(`${origin}/widget/v1/locales/xx.json`)).status, 404);
+    assert.equal((await fetch(`${origin}/widget/v1/locales/en.json`)).status, 404);
+  });
+
   it('serves nothing else under /widget/ (no listing, no other files)', async () => {
     for (const path of ['/widget/', '/widget/v1/', '/widget/v1/other.js', '/widget/v1/../build.mjs', '/widget/dist/v1/service.js', '/widget/v1/service.js.map']) {
       const response = await fetch(`${origin}${path}`);

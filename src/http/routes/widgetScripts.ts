@@ -7,10 +7,13 @@ import type { FastifyInstance } from 'fastify';
 export const WIDGET_SCRIPTS_DIR = fileURLToPath(new URL('../../../widget/dist/v1/', import.meta.url));
 
 const SCRIPTS = ['service.js', 'service-analytics.js'] as const;
+/** UI strings of the non-English locales, fetched by service.js for the visitor's language. */
+const LOCALES = ['nl', 'de', 'fr', 'es', 'it', 'pt-BR', 'zh-Hans', 'zh-Hant', 'zh-HK', 'ja', 'ko', 'th'] as const;
+const TYPES = { js: 'text/javascript; charset=utf-8', json: 'application/json; charset=utf-8' } as const;
 
 /**
- * Serves the browser SDK bundles at /widget/v1/service.js and /widget/v1/service-analytics.js
- * from `dir` (default: the build output of `node widget/build.mjs`), and nothing else under
+ * Serves the browser SDK bundles at /widget/v1/service.js and /widget/v1/service-analytics.js,
+ * and the locale string files at /widget/v1/locales/{locale}.json, from `dir` (default: the build output of `node widget/build.mjs`), and nothing else under
  * /widget/ (the 404 handler answers `{message}`). Public and cross-origin: any page may load
  * them; cached five minutes with an ETag (304 on If-None-Match). Missing build output → 404
  * naming `npm run build`. Registered outside /api/v1, so no credential and no usage quota.
@@ -19,7 +22,8 @@ export async function widgetScriptRoutes(app: FastifyInstance, options: { dir?: 
   const dir = options.dir ?? WIDGET_SCRIPTS_DIR;
   await app.register(fastifyStatic, { serve: false, index: false, dotfiles: 'deny' });
 
-  for (const name of SCRIPTS) {
+  const files = [...SCRIPTS, ...LOCALES.map((locale) => `locales/${locale}.json`)];
+  for (const name of files) {
     app.get(`/widget/v1/${name}`, { schema: { hide: true } }, async (_request, reply) => {
       try {
         await access(`${dir}/${name}`);
@@ -27,7 +31,7 @@ export async function widgetScriptRoutes(app: FastifyInstance, options: { dir?: 
         return reply.status(404).send({ message: `The browser SDK is not built: run \`npm run build\` (missing widget/dist/v1/${name}).` });
       }
       reply.headers({
-        'content-type': 'text/javascript; charset=utf-8',
+        'content-type': name.endsWith('.json') ? TYPES.json : TYPES.js,
         'cache-control': 'public, max-age=300',
         'access-control-allow-origin': '*',
         'cross-origin-resource-policy': 'cross-origin',
