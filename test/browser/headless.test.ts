@@ -1,0 +1,183 @@
+// ServiceSdk.headless in real Chromium, on a host page of another origin with a strict CSP.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { browserSkip, eventually, failedLoad, js, launchBrowser, openPage, startLore, type Lore, type WidgetRef } from './fixtures.js';
+
+describe('browser: headless client', { skip: browserSkip }, () => {
+  let lore: Lore;
+  let browser: Browser;
+  let chatWidget: WidgetRef;
+  let searchWidget: WidgetRef;
+  let brokeWidget: WidgetRef;
+  let chatPage: string;
+  let searchPage: string;
+
+  /** A page whose script creates the client as `window.client`. */
+  const clientPage = (key: string) => lore.site.page({ script: `window.client = ServiceSdk.headless(${js(key)});` });
+
+  before(async () => {
+    [lore, browser] = await Promise.all([startLore(), launchBrowser()]);
+    chatWidget = await lore.widget('chat');
+    searchWidget = await lore.widget('search');
+    const broke = await lore.brokeOrg();
+    brokeWidget = await lore.widget('chat', {}, { integration: broke.chatbot, token: broke.token });
+    chatPage = clientPage(chatWidget.key);
+    searchPage = clientPage(searchWidget.key);
+  });
+  after(async () => {
+    await browser?.close();
+    await lore?.close();
+  });
+
+  it('is ready at once and searches with a limit', async () => {
+    const tab = await openPage(browser, searchPage);
+    try {
+      const result = await tab.page.evaluate(async () => {
+        const client = (window as any).client;
+        const hits = await client.search('How do I reset my password?', { limit: 2 });
+        const one = await client.search('download invoices as PDF', { limit: 1 });
+        return { sessionId: client.sessionId, titles: hits.map((h: any) => h.title), urls: hits.map((h: any) => h.source_url), one: one.map((h: any) => h.title) };
+      });
+      assert.ok(result.titles.length >= 1 && result.titles.length <= 2, JSON.stringify(result));
+      assert.equal(result.titles[0], 'Reset your password');
+      assert.equal(result.urls[0], `${lore.site.origin}/docs/reset`);
+      assert.deepEqual(result.one, ['Invoices and billing']);
+      assert.match(result.sessionId, /^[A-Za-z0-9_-]{1,64}$/);
+      await tab.assertClean();
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('fetches the presentation config', async () => {
+    const tab = await openPage(browser, chatPage);
+    try {
+      const config = await tab.page.evaluate(() => (window as any).client.fetchConfig());
+      assert.equal(config.type, 'chatbot');
+      assert.equal(config.name, 'Helper');
+      assert.equal(config.debounce, 1000);
+      await tab.assertClean();
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('chat streams tokens and statuses, resolves with the reply, and continues a conversation', async () => {
+    const tab = await openPage(browser, chatPage);
+    try {
+      const first = await tab.page.evaluate(async () => {
+        const deltas: string[] = [];
+        const fulls: string[] = [];
+        const statuses: string[] = [];
+        const reply = await (window as any).client.chat('What does the Enterprise plan include?', {
+          onToken: (delta: string, full: string) => { deltas.push(delta); fulls.push(full); },
+          onStatus: (status: string) => statuses.push(status),
+        });
+        return { reply, deltas, fulls, statuses };
+      });
+      const { reply, deltas, fulls, statuses } = first;
+      assert.deepEqual(Object.keys(reply).filter((k) => ['text', 'conversationId', 'answerId', 'sources', 'actions'].includes(k)).sort(), ['actions', 'answerId', 'conversationId', 'sources', 'text']);
+      assert.match(reply.text, /single sign-on/);
+      assert.ok(deltas.length > 1, `streamed in several deltas, got ${deltas.length}`);
+      assert.equal(deltas.join(''), reply.text, 'the deltas add up to the text');
+      fulls.forEach((full, i) => assert.equal(full, deltas.slice(0, i + 1).join(''), 'full is the text so far'));
+      assert.ok(statuses.includes('searching'), `statuses: ${statuses}`);
+      for (const status of statuses) assert.ok(['searching', 'web_searching', 'sending', 'offering'].includes(status), status);
+      assert.ok(reply.conversationId, 'a conversation id');
+      assert.ok(reply.answerId, 'an answer id');
+      assert.ok(reply.sources.some((s: any) => s.title === 'Enterprise plan' && s.url === `${lore.site.origin}/docs/enterprise`), JSON.stringify(reply.sources));
+      assert.ok(Array.isArray(reply.actions));
+      const demo = reply.actions.find((a: any) => a.type === 'open_form');
+      assert.ok(demo, `the cited entry's meta.action is offered: ${JSON.stringify(reply.actions)}`);
+      assert.equal(demo.label, 'Book a demo');
+      assert.equal(demo.form, 'demo');
+      assert.ok(demo.id);
+
+      const followUp = await tab.page.evaluate(
+        (conversationId) => (window as any).client.chat('Does it include audit logs?', { conversationId }),
+        reply.conversationId,
+      );
+      assert.equal(followUp.conversationId, reply.conversationId, 'the follow-up continues the conversation');
+      assert.notEqual(followUp.answerId, reply.answerId);
+      assert.match(followUp.text, /audit logs/);
+      await tab.assertClean();
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('summarize resolves with {summarized, text}, streaming tokens', async () => {
+    const tab = await openPage(browser, searchPage);
+    try {
+      const result = await tab.page.evaluate(async () => {
+        let last = '';
+        let count = 0;
+        const summary = await (window as any).client.summarize('How do I reset my password?', { onToken: (_d: string, full: string) => { last = full; count++; } });
+        return { summary, last, count };
+      });
+      assert.equal(result.summary.summarized, true);
+      assert.match(result.summary.text, /reset/i);
+      assert.equal(result.last, result.summary.text);
+      assert.ok(result.count > 1);
+      await tab.assertClean();
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('keeps sessionId for the tab across reloads; a new tab gets a new one; search sends it', async () => {
+    const tab = await openPage(browser, searchPage);
+    try {
+      const sessionOf = () => tab.page.evaluate(() => (window as any).client.sessionId as string);
+      const first = await sessionOf();
+      await tab.page.reload();
+      assert.equal(await sessionOf(), first, 'same tab after reload');
+      const other = await tab.context.newPage();
+      await other.goto(searchPage);
+      const second = await other.evaluate(() => (window as any).client.sessionId as string);
+      assert.notEqual(second, first, 'a new tab has its own session');
+
+      const sent = tab.page.waitForRequest((r) => r.url().includes('/search?'));
+      await tab.page.evaluate(() => (window as any).client.search('export data'));
+      assert.equal(new URL((await sent).url()).searchParams.get('session_id'), first);
+      await tab.assertClean();
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('402: chat resolves with the search hits from the response instead of failing', async () => {
+    const tab = await openPage(browser, clientPage(brokeWidget.key), { allow: [failedLoad(402)] });
+    try {
+      const reply = await tab.page.evaluate(() => (window as any).client.chat('How do I reset my password?'));
+      assert.ok(Array.isArray(reply.hits) && reply.hits.length > 0, JSON.stringify(reply));
+      assert.equal(reply.hits[0].title, 'Reset your password');
+      await tab.assertClean();
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('trackEvent reaches the server with url, rank, source and the session', async () => {
+    const tab = await openPage(browser, searchPage);
+    const answers: string[] = [];
+    tab.page.on('response', (r) => { if (r.url().endsWith('/events')) answers.push(`${r.request().headers()['content-type']} → ${r.status()}`); });
+    try {
+      const sessionId = await tab.page.evaluate(() => {
+        const client = (window as any).client;
+        client.trackEvent('click', { url: 'http://localhost/docs/reset', rank: 2, source: 'result' });
+        return client.sessionId as string;
+      });
+      const events = await eventually(async () => {
+        const rows = await lore.events(searchWidget.id);
+        assert.equal(rows.length, 1, `stored events; the events request(s): ${answers.join(', ') || 'none seen'}`);
+        return rows;
+      });
+      assert.deepEqual(events, [{ name: 'click', url: 'http://localhost/docs/reset', rank: 2, source: 'result', session_id: sessionId }]);
+      await tab.assertClean();
+    } finally {
+      await tab.close();
+    }
+  });
+});

@@ -1,0 +1,119 @@
+// Page objects for the chat and search widgets, built only on the DOM contract of
+// docs/WIDGET.md: a host `div[data-lore-widget]` with an open shadow root whose elements carry
+// `data-lore` markers. Playwright's CSS locators pierce open shadow roots.
+import assert from 'node:assert/strict';
+import type { Locator, Page } from 'playwright-core';
+import { eventually, WAIT } from './fixtures.js';
+
+abstract class Widget {
+  readonly host: Locator;
+
+  constructor(readonly page: Page, kind: 'chat' | 'search', nth = 0) {
+    this.host = page.locator(`[data-lore-widget="${kind}"]`).nth(nth);
+  }
+
+  /** Every element marked `data-lore="<name>"` inside this widget. */
+  el(name: string): Locator {
+    return this.host.locator(`[data-lore="${name}"]`);
+  }
+
+  async waitMounted(): Promise<void> {
+    await this.host.waitFor({ state: 'attached', timeout: WAIT });
+  }
+
+  async theme(): Promise<string | null> {
+    return this.host.getAttribute('data-theme', { timeout: WAIT });
+  }
+
+  async lang(): Promise<string | null> {
+    return this.host.getAttribute('lang', { timeout: WAIT });
+  }
+
+  /** Waits until `locator`'s attribute equals `value`. */
+  async expectAttr(locator: Locator, name: string, value: string | null): Promise<void> {
+    await eventually(async () => assert.equal(await locator.getAttribute(name, { timeout: 1000 }), value, `${name} of ${locator}`));
+  }
+}
+
+export class ChatWidget extends Widget {
+  constructor(page: Page, nth = 0) {
+    super(page, 'chat', nth);
+  }
+
+  get launcher() { return this.el('launcher'); }
+  get panel() { return this.el('panel'); }
+  get input() { return this.el('input'); }
+  get closeButton() { return this.el('close'); }
+  get newButton() { return this.el('new'); }
+  get prompts() { return this.el('prompt'); }
+  messages(role?: 'user' | 'assistant'): Locator {
+    return this.host.locator(`[data-lore="message"]${role ? `[data-role="${role}"]` : ''}`);
+  }
+  get lastAssistant() { return this.messages('assistant').last(); }
+
+  async isOpen(): Promise<boolean> {
+    return (await this.panel.getAttribute('data-open', { timeout: WAIT })) === 'true';
+  }
+
+  async expectOpen(open = true): Promise<void> {
+    await this.expectAttr(this.panel, 'data-open', String(open));
+  }
+
+  /** Opens with the default launcher. */
+  async open(): Promise<void> {
+    await this.launcher.click({ timeout: WAIT });
+    await this.expectOpen(true);
+  }
+
+  /** Types a question in the composer and presses Enter. */
+  async ask(text: string): Promise<void> {
+    await this.input.fill(text, { timeout: WAIT });
+    await this.input.press('Enter');
+  }
+
+  /** Waits for the last assistant message to finish; returns its answer text. */
+  async lastAnswer(state: 'done' | 'error' = 'done'): Promise<string> {
+    await this.expectAttr(this.lastAssistant, 'data-state', state);
+    return (await this.lastAssistant.locator('[data-lore="answer"]').innerText()).trim();
+  }
+
+  /** Citations (title text and href) of the last assistant message. */
+  async citations(): Promise<Array<{ text: string; href: string | null }>> {
+    const links = this.lastAssistant.locator('[data-lore="citation"]');
+    return Promise.all((await links.all()).map(async (l) => ({ text: (await l.innerText()).trim(), href: await l.getAttribute('href') })));
+  }
+
+  /** Visible suggested-question chips. */
+  async chips(): Promise<string[]> {
+    const chips = await this.prompts.all();
+    const visible = [];
+    for (const chip of chips) if (await chip.isVisible()) visible.push((await chip.innerText()).trim());
+    return visible;
+  }
+}
+
+export class SearchWidget extends Widget {
+  constructor(page: Page, nth = 0) {
+    super(page, 'search', nth);
+  }
+
+  get button() { return this.el('search-button'); }
+  get modal() { return this.el('modal'); }
+  get input() { return this.el('search-input'); }
+  get summary() { return this.el('summary'); }
+  get results() { return this.el('result'); }
+
+  async expectOpen(open = true): Promise<void> {
+    await this.expectAttr(this.modal, 'data-open', String(open));
+  }
+
+  async type(text: string): Promise<void> {
+    await this.input.fill(text, { timeout: WAIT });
+  }
+
+  /** Waits for at least one result; returns their titles in rank order. */
+  async resultTitles(): Promise<string[]> {
+    await this.results.first().waitFor({ state: 'visible', timeout: WAIT });
+    return (await this.results.allInnerTexts()).map((t) => t.trim());
+  }
+}
