@@ -3,6 +3,8 @@ export interface CitedSource {
   ref: number;
   title: string;
   url: string;
+  /** The cited entry's image (`meta.image` or `searchable_meta.image`), when it has a valid http(s) URL. */
+  image?: string;
 }
 
 // `[1]`, `[1, 2]`, `[1][2]` (each bracket on its own), `[1; 3]`; refs of at most 3 digits.

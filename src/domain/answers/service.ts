@@ -9,13 +9,20 @@ import type { Passage, SearchHit, SearchService } from '../search.js';
 import { detectLanguage } from '../text/tokenize.js';
 import type { Reservation, UsageService } from '../usage.js';
 import { CitationFilter, type CitedSource } from './citations.js';
+import { citedSource, offeredActions, type PageAction } from './offers.js';
 import { buildMessages } from './prompt.js';
 
-/** The domain's stream events; the HTTP layer adds timestamps and SSE framing. */
+/**
+ * The domain's stream events; the HTTP layer adds timestamps and SSE framing. A chat answer
+ * whose cited entries carry page actions sends `status: offering` and then one `action` per
+ * entry after the text, before `stream_end`; summaries never offer actions.
+ */
 export type AnswerEvent =
   | { type: 'stream_start'; provider: string; model: string }
   | { type: 'text_delta'; delta: string; message_id: string }
   | { type: 'citation'; citation: CitedSource }
+  | { type: 'status'; status: 'offering' }
+  | { type: 'action'; action: PageAction }
   | { type: 'stream_end'; reason: string; usage: { prompt_tokens: number; completion_tokens: number } };
 
 export interface AnswerStream {
@@ -93,15 +100,19 @@ export function createAnswerService(deps: {
     }
   }
 
-  /** Provider chunks → answer events, citations checked against the passages given. */
+  /**
+   * Provider chunks → answer events, citations checked against the passages given; with
+   * `offerActions` (chat), the cited entries' page actions follow the text.
+   */
   async function* events(
     first: IteratorResult<AnswerChunk>,
     iterator: AsyncIterator<AnswerChunk>,
     passages: readonly Passage[],
     messageId: string,
+    offerActions: boolean,
     done: (text: string, cited: readonly CitedSource[], complete: boolean) => Promise<void>,
   ): AsyncGenerator<AnswerEvent> {
-    const filter = new CitationFilter(new Map(passages.map((p, i) => [i + 1, citedSource(p, i + 1)])));
+    const filter = new CitationFilter(new Map(passages.map((p, i) => [i + 1, citedSource(p.hit, i + 1)])));
     let text = '';
     let complete = false;
     try {
@@ -113,6 +124,9 @@ export function createAnswerService(deps: {
           text += rest.text;
           if (rest.text) yield { type: 'text_delta', delta: rest.text, message_id: messageId };
           for (const citation of rest.cited) yield { type: 'citation', citation };
+          const actions = offerActions ? offeredActions(passages, filter.cited) : [];
+          if (actions.length > 0) yield { type: 'status', status: 'offering' };
+          for (const action of actions) yield { type: 'action', action };
           complete = true;
           yield { type: 'stream_end', reason: chunk.reason, usage: { prompt_tokens: chunk.usage.promptTokens, completion_tokens: chunk.usage.completionTokens } };
           break;
@@ -159,7 +173,7 @@ export function createAnswerService(deps: {
         locale: params.locale,
       };
       const { first, iterator } = await start(scope, reservation, request, signal);
-      return { relevant: true, passages, messageId, events: events(first, iterator, passages, messageId, async () => {}) };
+      return { relevant: true, passages, messageId, events: events(first, iterator, passages, messageId, false, async () => {}) };
     },
 
     async chat(scope, integrationId, params, signal) {
@@ -218,7 +232,7 @@ export function createAnswerService(deps: {
         passages,
         messageId,
         conversationId: id,
-        events: events(first, iterator, passages, messageId, (text, cited) => store(text, cited)),
+        events: events(first, iterator, passages, messageId, true, (text, cited) => store(text, cited)),
       };
     },
   };
@@ -228,9 +242,6 @@ function promptPassages(passages: readonly Passage[]) {
   return passages.map((p, i) => ({ ref: i + 1, title: p.hit.title, url: p.hit.source_url, text: p.text }));
 }
 
-function citedSource(p: Passage, ref: number): CitedSource {
-  return { ref, title: p.hit.title ?? p.hit.source_url ?? `Source ${ref}`, url: p.hit.source_url ?? '' };
-}
 
 /** The question's language when it can be told, so the reply follows it. */
 function languageOf(text: string): string | undefined {

@@ -102,13 +102,13 @@ export async function respondChat(
   return { conversation_id: answer.conversationId, message: (await collect(answer.events)).text };
 }
 
-/** The text and the citations of a whole answer. */
+/** The text and the citations of a whole answer (as SPEC shapes references: no image). */
 async function collect(events: AnswerStream['events']) {
   let text = '';
   const references: { ref: number; title: string; url: string }[] = [];
   for await (const event of events) {
     if (event.type === 'text_delta') text += event.delta;
-    if (event.type === 'citation') references.push(event.citation);
+    if (event.type === 'citation') references.push({ ref: event.citation.ref, title: event.citation.title, url: event.citation.url });
   }
   return { text: text.trim(), references };
 }

@@ -37,7 +37,7 @@ const Transcript = Type.Object({
   messages: Type.Array(Type.Object({
     role: Type.String(),
     content: Type.String(),
-    citations: Type.Array(Type.Object({ ref: Type.Integer(), title: Type.String(), url: Type.String() })),
+    citations: Type.Array(Type.Object({ ref: Type.Integer(), title: Type.String(), url: Type.String(), image: Type.Optional(Type.String()) })),
     created_at: Timestamp,
   })),
 });

@@ -1,0 +1,69 @@
+import type { Entry, JsonObject } from '../model.js';
+import type { Passage } from '../search.js';
+import type { CitedSource } from './citations.js';
+
+/**
+ * A page action a chat answer offers (the widget asks the visitor to confirm it, then hands it
+ * to the embedding page): `id` names the entry it came from, `type` and `label` are the
+ * entry's, and every other field of the entry's `meta.action` rides along as payload.
+ */
+export interface PageAction {
+  id: string;
+  type: string;
+  label: string;
+  [payload: string]: unknown;
+}
+
+const ACTION_TYPE = /^[A-Za-z0-9_.:-]{1,64}$/;
+const MAX_LABEL = 100;
+const MAX_ACTION_BYTES = 2_048;
+const MAX_IMAGE_URL = 2_048;
+
+/** The passage `ref` as citation events show it, with the entry's image when it has a valid one. */
+export function citedSource(entry: Entry, ref: number): CitedSource {
+  const source: CitedSource = { ref, title: entry.title ?? entry.source_url ?? `Source ${ref}`, url: entry.source_url ?? '' };
+  const image = imageUrl(entry.meta.image) ?? imageUrl(entry.searchable_meta.image);
+  if (image !== undefined) source.image = image;
+  return source;
+}
+
+/**
+ * The action `entry.meta.action` offers, or null when it has none or it is malformed: it must
+ * be a JSON object of at most 2 KB with a `type` (1–64 of `A-Z a-z 0-9 _ . : -`) and a `label`
+ * (1–100 characters). The entry id becomes the action id, so the same entry offers the same id
+ * in every answer; a payload field named `id` is dropped.
+ */
+export function pageAction(entry: Entry): PageAction | null {
+  const action = entry.meta.action;
+  if (typeof action !== 'object' || action === null || Array.isArray(action)) return null;
+  const { id: _ignored, type, label, ...payload } = action as JsonObject;
+  if (typeof type !== 'string' || !ACTION_TYPE.test(type)) return null;
+  if (typeof label !== 'string' || label.length === 0 || label.length > MAX_LABEL) return null;
+  if (Buffer.byteLength(JSON.stringify(action), 'utf8') > MAX_ACTION_BYTES) return null;
+  return { id: entry.id, type, label, ...payload };
+}
+
+/**
+ * The page actions of the cited passages' entries (`cited` refs number `passages` from 1), in
+ * order of first citation, each entry's once.
+ */
+export function offeredActions(passages: readonly Passage[], cited: readonly CitedSource[]): PageAction[] {
+  const actions = new Map<string, PageAction>();
+  for (const { ref } of cited) {
+    const passage = passages[ref - 1];
+    const action = passage ? pageAction(passage.hit) : null;
+    if (action !== null && !actions.has(action.id)) actions.set(action.id, action);
+  }
+  return [...actions.values()];
+}
+
+/** An http(s) URL of at most 2,048 characters, or undefined. */
+function imageUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > MAX_IMAGE_URL) return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
