@@ -56,6 +56,8 @@ export interface HostPage {
   head?: string;
   /** Load /widget/v1/service.js first (default true); `2` includes it twice. */
   sdk?: boolean | 2;
+  /** Serve without the strict CSP (default true): the XSS corpus must prove the sanitizer, not the CSP. */
+  csp?: boolean;
 }
 
 /**
@@ -77,13 +79,13 @@ export async function startSite(api: () => string): Promise<Site> {
   const csp = () => `default-src 'none'; script-src ${api()} 'self'; connect-src ${api()}; img-src * data:; style-src 'self'`;
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const page = /^\/p\/(\d+)\/(page\.js|page\.css)?$/.exec(path);
+    const def = page ? pages.get(page[1]!) : undefined;
     const send = (status: number, type: string, body: string) => {
-      res.writeHead(status, { 'content-type': type, 'content-security-policy': csp(), 'cache-control': 'no-store' });
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...(def?.csp === false ? {} : { 'content-security-policy': csp() }) });
       res.end(body);
     };
-    const page = /^\/p\/(\d+)\/(page\.js|page\.css)?$/.exec(path);
-    if (page && pages.has(page[1]!)) {
-      const def = pages.get(page[1]!)!;
+    if (page && def) {
       if (page[2] === 'page.js') return send(200, 'text/javascript', def.script ?? '');
       if (page[2] === 'page.css') return send(200, 'text/css', def.css ?? '');
       const sdk = def.sdk === false ? '' : `<script src="${api()}/widget/v1/service.js"></script>\n`.repeat(def.sdk === 2 ? 2 : 1);
