@@ -351,6 +351,8 @@ export interface WidgetEventRecord {
   rank: number | null;
   source: string | null;
   session_id: string | null;
+  /** The chat answer (text_delta `message_id`) feedback is about. */
+  answer_id: string | null;
 }
 
 export interface WidgetRepository {

@@ -68,8 +68,8 @@ export function createWidgetRepository(db: Db): WidgetRepository {
 
     async recordEvent(scope, widgetId, e) {
       await db.query(
-        `INSERT INTO widget_events (organisation_id, widget_id, name, url, rank, source, session_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [scope.organisationId, widgetId, e.name, e.url, e.rank, e.source, e.session_id],
+        `INSERT INTO widget_events (organisation_id, widget_id, name, url, rank, source, session_id, answer_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [scope.organisationId, widgetId, e.name, e.url, e.rank, e.source, e.session_id, e.answer_id],
       );
     },
 

@@ -170,12 +170,21 @@ export function widgetApiRoutes(app: App): void {
         rank: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 10_000 }), Type.Null()])),
         source: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
         session_id: Type.Optional(Type.Union([SessionId, Type.Null()])),
+        // Feedback (thumbs_up, thumbs_down) names the chat answer: its text_delta message_id.
+        answer_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
       }),
       response: { 200: Type.Object({ ok: Type.Boolean() }), 403: Message, ...errorResponses },
     },
   }, async (request) => {
-    const { name, url, rank, source, session_id } = request.body;
-    await widgets.recordEvent(request.scope, request.widget.id, { name, url: url ?? null, rank: rank ?? null, source: source ?? null, session_id: session_id ?? null });
+    const { name, url, rank, source, session_id, answer_id } = request.body;
+    await widgets.recordEvent(request.scope, request.widget.id, {
+      name,
+      url: url ?? null,
+      rank: rank ?? null,
+      source: source ?? null,
+      session_id: session_id ?? null,
+      answer_id: answer_id ?? null,
+    });
     return { ok: true };
   });
 
