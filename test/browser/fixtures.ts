@@ -292,6 +292,35 @@ export async function openPage(browser: Browser, url: string, options: BrowserCo
   };
 }
 
+/** Runs `fn` on a fresh page at `url`, then asserts the page stayed clean; always closes it. */
+export async function withPage<T>(browser: Browser, url: string, options: BrowserContextOptions & { allow?: RegExp[] }, fn: (tab: Opened) => Promise<T>): Promise<T> {
+  const tab = await openPage(browser, url, options);
+  try {
+    const result = await fn(tab);
+    await tab.assertClean();
+    return result;
+  } finally {
+    await tab.close();
+  }
+}
+
+/**
+ * Collects the JSON bodies of the page's POST …/events requests from now on, and the server's
+ * answers (`<status> <body>`). Goes through page.route: a `sendBeacon` Blob body is invisible
+ * to page.on('request').
+ */
+export async function captureEvents(page: Page): Promise<{ bodies: any[]; answers: string[] }> {
+  const captured = { bodies: [] as any[], answers: [] as string[] };
+  await page.route(/\/widgets\/[^/]+\/events$/, async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    captured.bodies.push(JSON.parse(route.request().postData() ?? 'null'));
+    const response = await route.fetch();
+    captured.answers.push(`${response.status()} ${await response.text()}`);
+    await route.fulfill({ response });
+  });
+  return captured;
+}
+
 /** The browser's own log line for a response with an error status the test expects. */
 export const failedLoad = (status: number) => new RegExp(`Failed to load resource: the server responded with a status of ${status}`);
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, eventually, failedLoad, js, launchBrowser, openPage, startLore, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, captureEvents, eventually, failedLoad, js, launchBrowser, openPage, startLore, type Lore, type WidgetRef } from './fixtures.js';
 
 describe('browser: headless client', { skip: browserSkip }, () => {
   let lore: Lore;
@@ -161,17 +161,17 @@ describe('browser: headless client', { skip: browserSkip }, () => {
 
   it('trackEvent reaches the server with url, rank, source and the session', async () => {
     const tab = await openPage(browser, searchPage);
-    const answers: string[] = [];
-    tab.page.on('response', (r) => { if (r.url().endsWith('/events')) answers.push(`${r.request().headers()['content-type']} → ${r.status()}`); });
+    const { bodies, answers } = await captureEvents(tab.page);
     try {
       const sessionId = await tab.page.evaluate(() => {
         const client = (window as any).client;
         client.trackEvent('click', { url: 'http://localhost/docs/reset', rank: 2, source: 'result' });
         return client.sessionId as string;
       });
+      await eventually(() => assert.deepEqual(bodies, [{ name: 'click', url: 'http://localhost/docs/reset', rank: 2, source: 'result', session_id: sessionId }], 'sent by the page'));
       const events = await eventually(async () => {
         const rows = await lore.events(searchWidget.id);
-        assert.equal(rows.length, 1, `stored events; the events request(s): ${answers.join(', ') || 'none seen'}`);
+        assert.equal(rows.length, 1, `stored events; the server answered: ${answers.join(' | ')}`);
         return rows;
       });
       assert.deepEqual(events, [{ name: 'click', url: 'http://localhost/docs/reset', rank: 2, source: 'result', session_id: sessionId }]);

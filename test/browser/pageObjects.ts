@@ -29,6 +29,48 @@ abstract class Widget {
     return this.host.getAttribute('lang', { timeout: WAIT });
   }
 
+  /** The focused element, looking through shadow roots: its `data-lore` marker, else `#id`, else tag. */
+  async focused(): Promise<string> {
+    return this.page.evaluate(() => {
+      let active = document.activeElement;
+      while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+      if (!active) return 'none';
+      return active.getAttribute('data-lore') ?? (active.id ? `#${active.id}` : active.tagName.toLowerCase());
+    });
+  }
+
+  /** Waits until the focused element is `marker` (see `focused`). */
+  async expectFocus(marker: string): Promise<void> {
+    await eventually(async () => assert.equal(await this.focused(), marker, 'focused element'));
+  }
+
+  /**
+   * Records, from now on, every `data-state` an element of this widget takes (also of elements
+   * added with one), in `window.__states[kind]`: transient states such as `streaming` are seen
+   * however short they last.
+   */
+  async recordStates(): Promise<void> {
+    await this.host.evaluate((host) => {
+      const w = window as any;
+      const kind = host.getAttribute('data-lore-widget')!;
+      (w.__states ??= {})[kind] = [];
+      const log = (el: Element) => { if (el.hasAttribute('data-state')) w.__states[kind].push(`${el.getAttribute('data-lore')}:${el.getAttribute('data-state')}`); };
+      new MutationObserver((records) => {
+        for (const record of records) {
+          if (record.type === 'attributes') log(record.target as Element);
+          for (const node of Array.from(record.addedNodes)) {
+            if (node instanceof Element) [node, ...Array.from(node.querySelectorAll('[data-state]'))].forEach(log);
+          }
+        }
+      }).observe(host.shadowRoot!, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+    });
+  }
+
+  /** The states recorded since `recordStates()`, as `marker:state`. */
+  async states(): Promise<string[]> {
+    return this.host.evaluate((host) => (window as any).__states?.[host.getAttribute('data-lore-widget')!] ?? []);
+  }
+
   /** Waits until `locator`'s attribute equals `value`. */
   async expectAttr(locator: Locator, name: string, value: string | null): Promise<void> {
     await eventually(async () => assert.equal(await locator.getAttribute(name, { timeout: 1000 }), value, `${name} of ${locator}`));

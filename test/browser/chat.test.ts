@@ -1,0 +1,349 @@
+// The chat widget (ServiceSdk.chat) in real Chromium, on a host page of another origin with a
+// strict CSP; driven through the data-lore markers of docs/WIDGET.md.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { browserSkip, captureEvents, eventually, failedLoad, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type WidgetRef } from './fixtures.js';
+import { ChatWidget } from './pageObjects.js';
+
+const PROMPTS = ['How do I reset my password?', 'What does the Enterprise plan include?'];
+
+describe('browser: chat widget', { skip: browserSkip }, () => {
+  let lore: Lore;
+  let browser: Browser;
+  let widget: WidgetRef;
+  let french: WidgetRef;
+  let broke: WidgetRef;
+
+  /** A page mounting `ServiceSdk.chat(key, options)` as `window.chat`, plus `extra` page script. */
+  const chatPage = (options: Record<string, unknown> = {}, page: HostPage & { key?: string; extra?: string } = {}) =>
+    lore.site.page({ ...page, script: `window.chat = ServiceSdk.chat(${js(page.key ?? widget.key)}, ${js(options)}).mount();\n${page.extra ?? ''}` });
+
+  /** Opens `url`, waits for the widget, runs `fn`, then checks the page stayed clean. */
+  const withChat = (url: string, fn: (chat: ChatWidget, tab: Opened) => Promise<void>, options: BrowserContextOptions & { allow?: RegExp[] } = {}) =>
+    withPage(browser, url, options, async (tab) => {
+      const chat = new ChatWidget(tab.page);
+      await chat.waitMounted();
+      await fn(chat, tab);
+    });
+
+  const handle = (page: Page, call: string) => page.evaluate(`window.chat.${call}`);
+
+  before(async () => {
+    [lore, browser] = await Promise.all([startLore(), launchBrowser()]);
+    widget = await lore.widget('chat', { prompts: PROMPTS });
+    french = await lore.widget('chat', { default_language: 'fr' });
+    const org = await lore.brokeOrg();
+    broke = await lore.widget('chat', {}, { integration: org.chatbot, token: org.token });
+  });
+  after(async () => {
+    await browser?.close();
+    await lore?.close();
+  });
+
+  it('bubble: the launcher opens, close and Escape close, handle open/close/toggle; focus returns to the launcher', async () => {
+    await withChat(chatPage(), async (chat, tab) => {
+      await chat.launcher.waitFor({ state: 'visible', timeout: WAIT });
+      assert.equal(await chat.isOpen(), false);
+      await chat.open();
+      await chat.input.waitFor({ state: 'visible', timeout: WAIT });
+      await chat.closeButton.click();
+      await chat.expectOpen(false);
+      await chat.expectFocus('launcher');
+
+      await handle(tab.page, 'open()');
+      await chat.expectOpen(true);
+      await handle(tab.page, 'close()');
+      await chat.expectOpen(false);
+      await handle(tab.page, 'toggle()');
+      await chat.expectOpen(true);
+      await handle(tab.page, 'toggle()');
+      await chat.expectOpen(false);
+
+      await chat.open();
+      await chat.input.focus();
+      await tab.page.keyboard.press('Escape');
+      await chat.expectOpen(false);
+      await chat.expectFocus('launcher');
+    });
+  });
+
+  it('asks by typing + Enter and by handle.ask(): tokens stream (streaming → done) with citations', async () => {
+    await withChat(chatPage(), async (chat, tab) => {
+      await chat.open();
+      await chat.recordStates();
+      await chat.ask('How do I reset my password?');
+      await eventually(async () => assert.deepEqual(await chat.messages('user').allInnerTexts(), ['How do I reset my password?']));
+      const answer = await chat.lastAnswer();
+      assert.match(answer, /reset/i);
+      const states = await chat.states();
+      assert.ok(states.indexOf('message:streaming') >= 0 && states.indexOf('message:streaming') < states.lastIndexOf('message:done'), `states: ${states}`);
+      const citations = await chat.citations();
+      assert.ok(citations.some((c) => /Reset your password/.test(c.text) && c.href === `${lore.site.origin}/docs/reset`), JSON.stringify(citations));
+      assert.equal(await chat.input.inputValue(), '', 'the composer is cleared');
+
+      await handle(tab.page, 'close()');
+      await chat.expectOpen(false);
+      await handle(tab.page, `ask(${js('What does the Enterprise plan include?')})`);
+      await chat.expectOpen(true);
+      await eventually(async () => assert.equal(await chat.messages('assistant').count(), 2));
+      assert.match(await chat.lastAnswer(), /single sign-on/);
+      assert.ok((await chat.citations()).some((c) => /Enterprise plan/.test(c.text)));
+    });
+  });
+
+  it('prompt chips: a click sends; hidden after the first message; back after a new conversation', async () => {
+    await withChat(chatPage(), async (chat) => {
+      await chat.open();
+      await eventually(async () => assert.deepEqual(await chat.chips(), PROMPTS));
+      await chat.prompts.nth(1).click();
+      await eventually(async () => assert.deepEqual(await chat.messages('user').allInnerTexts(), [PROMPTS[1]]));
+      assert.match(await chat.lastAnswer(), /Enterprise/);
+      assert.deepEqual(await chat.chips(), [], 'chips are hidden once a message was sent');
+      await chat.newButton.click();
+      await eventually(async () => assert.equal(await chat.messages('user').count(), 0));
+      await eventually(async () => assert.deepEqual(await chat.chips(), PROMPTS));
+    });
+  });
+
+  it('prefill() opens the panel and fills the composer, capped at 280 characters, without sending', async () => {
+    await withChat(chatPage(), async (chat, tab) => {
+      let chats = 0;
+      tab.page.on('request', (r) => { if (r.url().endsWith('/chat')) chats++; });
+      await handle(tab.page, `prefill(${js('a'.repeat(300))})`);
+      await chat.expectOpen(true);
+      await eventually(async () => assert.equal(await chat.input.inputValue(), 'a'.repeat(280)));
+      assert.equal(await chat.messages('user').count(), 0);
+      assert.equal(chats, 0, 'nothing was sent');
+    });
+  });
+
+  it('queues calls made before mount() and before the widget is ready; mount() returns the same handle, twice', async () => {
+    const url = lore.site.page({
+      script: `
+        const handle = ServiceSdk.chat(${js(widget.key)});
+        handle.open();
+        handle.ask('How do I export my data?');
+        window.sameHandle = handle.mount() === handle && handle.mount() === handle;
+        window.chat = handle;`,
+    });
+    await withChat(url, async (chat, tab) => {
+      assert.equal(await tab.page.evaluate('window.sameHandle'), true);
+      await chat.expectOpen(true);
+      assert.match(await chat.lastAnswer(), /export/i);
+      assert.equal(await chat.messages('user').count(), 1);
+      assert.equal(await tab.page.locator('[data-lore-widget="chat"]').count(), 1, 'mounted once');
+    });
+  });
+
+  it('a trigger element replaces the launcher and toggles the panel', async () => {
+    const url = chatPage({ trigger: '#help' }, { html: '<button id="help" type="button">Help</button>' });
+    await withChat(url, async (chat, tab) => {
+      await tab.page.click('#help');
+      await chat.expectOpen(true);
+      assert.equal(await chat.launcher.count(), 0, 'no default launcher');
+      await handle(tab.page, 'close()');
+      await chat.expectOpen(false);
+      await tab.page.click('#help');
+      await chat.expectOpen(true);
+      await tab.page.click('#help');
+      await chat.expectOpen(false);
+    });
+  });
+
+  describe('sidebar', () => {
+    const padding = (page: Page, selector: string) => page.$eval(selector, (el) => {
+      const style = getComputedStyle(el);
+      return { left: style.paddingLeft, right: style.paddingRight };
+    });
+
+    it('right side, width 2000 clamped to 720, the root element padded while open', async () => {
+      await withChat(chatPage({ variant: 'sidebar', width: 2000 }), async (chat, tab) => {
+        await handle(tab.page, 'open()');
+        await chat.expectOpen(true);
+        await eventually(async () => {
+          const box = (await chat.panel.boundingBox())!;
+          assert.equal(Math.round(box.width), 720);
+          assert.equal(Math.round(box.x + box.width), 1280, 'flush right');
+        });
+        await eventually(async () => assert.deepEqual(await padding(tab.page, 'html'), { left: '0px', right: '720px' }));
+        await handle(tab.page, 'close()');
+        await chat.expectOpen(false);
+        await eventually(async () => assert.deepEqual(await padding(tab.page, 'html'), { left: '0px', right: '0px' }));
+      });
+    });
+
+    it('left side, width 100 clamped to 280, padding the content element', async () => {
+      const url = chatPage({ variant: 'sidebar', side: 'left', width: 100, content: '#content' }, { html: '<div id="content"><p>Page text</p></div>' });
+      await withChat(url, async (chat, tab) => {
+        await handle(tab.page, 'open()');
+        await chat.expectOpen(true);
+        await eventually(async () => {
+          const box = (await chat.panel.boundingBox())!;
+          assert.equal(Math.round(box.width), 280);
+          assert.equal(Math.round(box.x), 0, 'flush left');
+        });
+        await eventually(async () => assert.deepEqual(await padding(tab.page, '#content'), { left: '280px', right: '0px' }));
+        assert.deepEqual(await padding(tab.page, 'html'), { left: '0px', right: '0px' }, 'only the content element is padded');
+      });
+    });
+
+    it('is full-bleed without page padding at 640 px wide or less', async () => {
+      await withChat(chatPage({ variant: 'sidebar', width: 400 }), async (chat, tab) => {
+        await handle(tab.page, 'open()');
+        await chat.expectOpen(true);
+        await eventually(async () => {
+          const box = (await chat.panel.boundingBox())!;
+          assert.equal(Math.round(box.x), 0);
+          assert.equal(Math.round(box.width), 600);
+        });
+        assert.deepEqual(await padding(tab.page, 'html'), { left: '0px', right: '0px' });
+      }, { viewport: { width: 600, height: 800 } });
+    });
+  });
+
+  it('inline variant renders into its target, without launcher', async () => {
+    const url = chatPage({ variant: 'inline', target: '#slot' }, { html: '<h1>Support</h1><div id="slot"></div>' });
+    await withChat(url, async (chat, tab) => {
+      assert.equal(await tab.page.locator('#slot > [data-lore-widget="chat"]').count(), 1, 'the host is inside the target');
+      assert.equal(await chat.launcher.count(), 0);
+      await chat.input.waitFor({ state: 'visible', timeout: WAIT });
+      await chat.ask('How do I download invoices?');
+      assert.match(await chat.lastAnswer(), /invoice/i);
+    });
+  });
+
+  it('thumbs up / down send feedback events and show as pressed', async () => {
+    await withChat(chatPage(), async (chat, tab) => {
+      const { bodies, answers } = await captureEvents(tab.page);
+      await chat.open();
+      await chat.ask('How do I reset my password?');
+      await chat.lastAnswer();
+      const up = chat.lastAssistant.locator('[data-lore="feedback-up"]');
+      const down = chat.lastAssistant.locator('[data-lore="feedback-down"]');
+      await up.click();
+      await chat.expectAttr(up, 'aria-pressed', 'true');
+      await down.click();
+      await chat.expectAttr(down, 'aria-pressed', 'true');
+      await chat.expectAttr(up, 'aria-pressed', 'false');
+      await eventually(async () => assert.deepEqual(bodies.map((b) => b.name), ['thumbs_up', 'thumbs_down'], 'events sent by the page'));
+      assert.ok(bodies.every((b) => b.answer_id && b.session_id), JSON.stringify(bodies));
+      await eventually(async () => assert.deepEqual((await lore.events(widget.id)).map((e) => e.name).filter((n) => n.startsWith('thumbs')), ['thumbs_up', 'thumbs_down'], `events stored by the server; it answered: ${answers.join(' | ')}`));
+    });
+  });
+
+  it('page action: a cited entry’s action shows a button; a click dispatches service:action and calls on() handlers; off() removes', async () => {
+    const extra = `
+      window.got = [];
+      window.addEventListener('service:action', (e) => window.got.push({ via: 'event', detail: e.detail }));
+      const handler = (detail) => window.got.push({ via: 'handler', detail });
+      window.chat.on('action', handler);
+      window.removeHandler = () => window.chat.off('action', handler);`;
+    await withChat(chatPage({}, { extra }), async (chat, tab) => {
+      await chat.open();
+      await chat.ask('What does the Enterprise plan include?');
+      await chat.lastAnswer();
+      const button = chat.lastAssistant.locator('[data-lore="action"]');
+      await button.waitFor({ state: 'visible', timeout: WAIT });
+      assert.equal((await button.innerText()).trim(), 'Book a demo');
+      await button.click();
+      const got = await eventually(async () => {
+        const seen: any[] = await tab.page.evaluate('window.got');
+        assert.deepEqual(seen.map((g) => g.via).sort(), ['event', 'handler']);
+        return seen;
+      });
+      const { detail } = got[0];
+      assert.deepEqual(got[1].detail, detail, 'the same detail for the event and the handlers');
+      assert.equal(detail.action.type, 'open_form');
+      assert.equal(detail.action.label, 'Book a demo');
+      assert.equal(detail.action.form, 'demo');
+      assert.ok(detail.action.id && detail.conversationId && detail.answerId, JSON.stringify(detail));
+      assert.equal(detail.widget, widget.key);
+
+      await tab.page.evaluate('window.removeHandler(); window.got = []');
+      await chat.ask('Tell me about the Enterprise plan demo');
+      await eventually(async () => assert.equal(await chat.messages('assistant').count(), 2));
+      await chat.lastAnswer();
+      const second = chat.lastAssistant.locator('[data-lore="action"]');
+      await second.click({ timeout: WAIT });
+      await eventually(async () => assert.deepEqual((await tab.page.evaluate<any[]>('window.got')).map((g) => g.via), ['event']));
+    });
+  });
+
+  it('destroy() removes the widget', async () => {
+    await withChat(chatPage(), async (chat, tab) => {
+      await chat.open();
+      await handle(tab.page, 'destroy()');
+      await eventually(async () => assert.equal(await tab.page.locator('[data-lore-widget]').count(), 0));
+      await handle(tab.page, 'open()');
+      assert.equal(await tab.page.locator('[data-lore-widget]').count(), 0, 'a destroyed handle stays gone');
+    });
+  });
+
+  describe('theme', () => {
+    const launcherColour = (chat: ChatWidget) => chat.launcher.evaluate((el) => getComputedStyle(el).backgroundColor);
+
+    it('dark with accent_dark', async () => {
+      await withChat(chatPage({ theme: 'dark', accent_dark: '#ff0000' }), async (chat) => {
+        assert.equal(await chat.theme(), 'dark');
+        assert.equal(await launcherColour(chat), 'rgb(255, 0, 0)');
+      });
+    });
+
+    it('light with accent_light', async () => {
+      await withChat(chatPage({ theme: 'light', accent_light: '#00aa00' }), async (chat) => {
+        assert.equal(await chat.theme(), 'light');
+        assert.equal(await launcherColour(chat), 'rgb(0, 170, 0)');
+      });
+    });
+
+    it('auto follows the system colour scheme', async () => {
+      await withChat(chatPage({ theme: 'auto' }), async (chat) => assert.equal(await chat.theme(), 'dark'), { colorScheme: 'dark' });
+      await withChat(chatPage({ theme: 'auto' }), async (chat) => assert.equal(await chat.theme(), 'light'), { colorScheme: 'light' });
+    });
+  });
+
+  describe('locale', () => {
+    /** The host's lang and the (translated) label of the send button, with the panel open. */
+    const ui = async (locale: string, key = widget.key) => {
+      let seen = { lang: '', send: '' };
+      await withChat(chatPage({}, { key }), async (chat, tab) => {
+        await handle(tab.page, 'open()');
+        await chat.expectOpen(true);
+        const send = chat.el('send');
+        seen = { lang: (await chat.lang()) ?? '', send: (await send.getAttribute('aria-label', { timeout: WAIT })) ?? (await send.innerText()) };
+      }, { locale });
+      return seen;
+    };
+
+    it('follows the browser language when supported, mapping zh-TW and pt-PT', async () => {
+      const english = await ui('en-US');
+      assert.deepEqual(english, { lang: 'en', send: 'Send' });
+      const german = await ui('de-DE');
+      assert.equal(german.lang, 'de');
+      assert.notEqual(german.send, english.send, 'a visible UI string is translated');
+      assert.equal((await ui('zh-TW')).lang, 'zh-Hant');
+      assert.equal((await ui('pt-PT')).lang, 'pt-BR');
+      assert.equal((await ui('zh-CN')).lang, 'zh-Hans');
+    });
+
+    it('falls back to default_language, then English', async () => {
+      const french_ = await ui('sv-SE', french.key);
+      assert.equal(french_.lang, 'fr');
+      assert.notEqual(french_.send, 'Send');
+      assert.equal((await ui('sv-SE')).lang, 'en');
+    });
+  });
+
+  it('402: shows plain search hits instead of an answer', async () => {
+    await withChat(chatPage({}, { key: broke.key }), async (chat) => {
+      await chat.open();
+      await chat.ask('How do I reset my password?');
+      const hits = chat.el('hit');
+      await hits.first().waitFor({ state: 'visible', timeout: WAIT });
+      const first = hits.first();
+      assert.match(await first.innerText(), /Reset your password/);
+      assert.equal(await first.getAttribute('href'), `${lore.site.origin}/docs/reset`);
+    }, { allow: [failedLoad(402)] });
+  });
+});
