@@ -51,6 +51,15 @@ describe('loadConfig: conversation expiry', () => {
   });
 });
 
+describe('loadConfig: demo', () => {
+  it('seeds the demo by default; LORE_DEMO=off, false or 0 turns it off; other values are refused', () => {
+    assert.equal(loadConfig({}).demo, true);
+    for (const on of ['on', 'true', '1', 'ON', '']) assert.equal(loadConfig({ LORE_DEMO: on }).demo, true, on);
+    for (const off of ['off', 'false', '0', 'Off']) assert.equal(loadConfig({ LORE_DEMO: off }).demo, false, off);
+    assert.throws(() => loadConfig({ LORE_DEMO: 'maybe' }), /LORE_DEMO must be on, off, true, false, 1 or 0/);
+  });
+});
+
 describe('loadConfig: rate limits', () => {
   it('limits per credential, IP and answer by default, in memory, trusting no proxy', () => {
     const config = loadConfig({});

@@ -28,6 +28,8 @@ export interface Config {
   readonly answers: AnswersConfig;
   /** Days after their last message that conversations not kept are deleted; 0: never. */
   readonly conversationTtlDays: number;
+  /** Seed the demo organisation from Lore's docs at start and serve the demo page at `/`. */
+  readonly demo: boolean;
 }
 
 export type AnswersConfig =
@@ -112,6 +114,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   const redisUrl = url('LORE_REDIS_URL', ['redis:', 'rediss:']);
   const conversationTtlDays = int('LORE_CONVERSATION_TTL_DAYS', 30, 0, 36_500);
+  const demo = parseSwitch(env.LORE_DEMO, true);
+  if (demo === null) problems.push(`LORE_DEMO must be on, off, true, false, 1 or 0 (got "${env.LORE_DEMO}")`);
   const trustProxy = parseTrustProxy(env.LORE_TRUST_PROXY);
   if (trustProxy === null) {
     problems.push('LORE_TRUST_PROXY must be true, false, or comma-separated proxy addresses or CIDR ranges');
@@ -181,8 +185,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, bodyLimit,
     rateLimits: Object.freeze(rateLimits), redisUrl, trustProxy: trustProxy ?? false, answers: Object.freeze(answers),
-    conversationTtlDays,
+    conversationTtlDays, demo: demo ?? true,
   });
+}
+
+/** An on/off setting (`on`, `true`, `1` / `off`, `false`, `0`, any case); `fallback` when unset, null when malformed. */
+function parseSwitch(raw: string | undefined, fallback: boolean): boolean | null {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (['on', 'true', '1'].includes(value)) return true;
+  if (['off', 'false', '0'].includes(value)) return false;
+  return null;
 }
 
 /** Whether `file` is a regular file this process can see. */

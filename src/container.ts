@@ -2,6 +2,7 @@ import type { AnswersConfig, Config } from './config.js';
 import { createAnswerService } from './domain/answers/service.js';
 import { createApiKeyService } from './domain/apiKeys.js';
 import { createCollectionService } from './domain/collections.js';
+import { createDemoService, type DemoService } from './domain/demo.js';
 import { createEntryService } from './domain/entries.js';
 import { createIngestion } from './domain/ingestion.js';
 import { createIntegrationService } from './domain/integrations.js';
@@ -13,6 +14,7 @@ import { createWidgetService } from './domain/widgets.js';
 import { createVisitorConversationService } from './domain/visitors.js';
 import type { AnswerProvider, Embedder } from './domain/ports.js';
 import type { AppDeps } from './http/app.js';
+import { loreDocNames, readLoreDoc } from './loreDocs.js';
 import { createLocalEmbedder } from './providers/embeddings/local.js';
 import { createOpenAIEmbedder } from './providers/embeddings/openai.js';
 import { createAnthropicProvider } from './providers/llm/anthropic.js';
@@ -24,6 +26,7 @@ import { createConversationRepository } from './storage/conversations.js';
 import { createCollectionRepository } from './storage/collections.js';
 import type { Db } from './storage/db.js';
 import { createEntryRepository } from './storage/entries.js';
+import { createInstanceSettingsRepository } from './storage/instanceSettings.js';
 import { createIntegrationRepository } from './storage/integrations.js';
 import { createSearchRepository } from './storage/search.js';
 import { ensureVectorIndex, migrate } from './storage/migrate.js';
@@ -35,6 +38,8 @@ import { createWidgetRepository } from './storage/widgets.js';
 
 export interface Container {
   deps: AppDeps;
+  /** Seeds the demo organisation (main.ts at start, when LORE_DEMO is on; tests). */
+  demo: DemoService;
   db: Db;
   embedder: Embedder;
   close(): Promise<void>;
@@ -75,11 +80,15 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const conversations = createConversationRepository(db);
   const widgetRepository = createWidgetRepository(db);
   const visitors = createVisitorConversationService({ conversations, widgets: widgetRepository, ttlDays: config.conversationTtlDays });
+  const organisations = createOrganisationService({ organisations: organisationRepository });
+  const collections = createCollectionService({ collections: collectionRepository });
+  const widgets = createWidgetService({ widgets: widgetRepository, integrations });
+  const demo = createDemoService({ settings: createInstanceSettingsRepository(db), organisations, collections, entries, integrations, widgets });
   const deps: AppDeps = {
     config,
     masterKeyHash: options.masterKeyHash,
-    organisations: createOrganisationService({ organisations: organisationRepository }),
-    collections: createCollectionService({ collections: collectionRepository }),
+    organisations,
+    collections,
     entries,
     integrations,
     search,
@@ -94,8 +103,10 @@ export async function createContainer(config: Config, options: ContainerOptions)
     usage,
     apiKeys: createApiKeyService({ apiKeys: createApiKeyRepository(db), collections: collectionRepository }),
     pages: createPagesService({ organisations: organisationRepository, collections: collectionRepository, entries }),
-    widgets: createWidgetService({ widgets: widgetRepository, integrations }),
+    widgets,
     visitors,
+    demo,
+    loreDocs: { names: loreDocNames, read: readLoreDoc },
     ready: () => true,
   };
   // Expiry of conversations not kept (SPEC.md: anonymous conversations expire); unref'd so it never holds the process open.
@@ -104,6 +115,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
   }, EXPIRY_INTERVAL_MS).unref();
   return {
     deps,
+    demo,
     db,
     embedder,
     async close() {

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer } from './container.js';
 import { buildApp } from './http/app.js';
+import { seedLoreDemo } from './loreDocs.js';
 import { resolveMasterKey } from './masterKey.js';
 
 /** Reads the configuration, builds the container and serves until SIGINT/SIGTERM. */
@@ -17,6 +18,14 @@ export async function serve(): Promise<void> {
   }
   const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
   const container = await createContainer(config, { masterKeyHash: masterKey.hash });
+  // Before listening, so /healthz answers only once the demo page works. The demo is not worth
+  // refusing to serve for: a failure is reported and `/` then leads to the API reference.
+  const demo = config.demo
+    ? await seedLoreDemo(container.demo, config).catch((error: unknown) => {
+        process.emitWarning(`The demo could not be seeded: ${String(error)}`);
+        return null;
+      })
+    : null;
   const app = await buildApp(container.deps, { logger: { level: config.logLevel } });
 
   const shutdown = async () => {
@@ -37,4 +46,5 @@ export async function serve(): Promise<void> {
   process.stdout.write(
     `Lore is listening on ${address} (${container.db.backend}${config.databaseUrl ? '' : ` in ${config.dataDir}`}, embeddings ${container.embedder.model})\n`,
   );
+  if (demo !== null) process.stdout.write(`Demo: ${new URL('/', config.publicUrl ?? address).href} (search and chat over Lore's docs; LORE_DEMO=off turns it off)\n`);
 }

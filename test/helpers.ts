@@ -90,6 +90,7 @@ export async function startServer(
     trustProxy: false,
     answers: { kind: 'extractive' },
     conversationTtlDays: 30,
+    demo: false,
     ...options.config,
   };
   const embedder = options.embedder ?? (await defaultEmbedder());

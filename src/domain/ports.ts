@@ -369,3 +369,10 @@ export interface WidgetRepository {
   /** The secret visitor ids are signed with; only for verifying a visitor's hash. */
   identitySecret(scope: Scope, widgetId: string): Promise<string | null>;
 }
+
+/** Instance-level JSON values by key (not tenant data: no organisation scope). */
+export interface InstanceSettingsRepository {
+  get(key: string): Promise<JsonObject | null>;
+  /** Inserts or replaces the value. */
+  set(key: string, value: JsonObject): Promise<void>;
+}

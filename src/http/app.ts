@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { AnswerService } from '../domain/answers/service.js';
 import type { ApiKeyService } from '../domain/apiKeys.js';
 import type { CollectionService } from '../domain/collections.js';
+import type { DemoService } from '../domain/demo.js';
 import type { EntryService } from '../domain/entries.js';
 import type { IntegrationService } from '../domain/integrations.js';
 import type { OrganisationService } from '../domain/organisations.js';
@@ -25,6 +26,7 @@ import { adminRoutes } from './routes/admin.js';
 import { answerRoutes } from './routes/answers.js';
 import { apiKeyRoutes } from './routes/apiKeys.js';
 import { collectionRoutes } from './routes/collections.js';
+import { demoRoutes } from './routes/demo.js';
 import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
 import { integrationRoutes } from './routes/integrations.js';
@@ -38,7 +40,7 @@ import { widgetAuth } from './widgetAuth.js';
 
 /** What the HTTP layer needs: services and a few settings. Built by the container. */
 export interface AppDeps {
-  config: Pick<Config, 'publicUrl' | 'bodyLimit' | 'rateLimits' | 'redisUrl' | 'trustProxy'>;
+  config: Pick<Config, 'publicUrl' | 'bodyLimit' | 'rateLimits' | 'redisUrl' | 'trustProxy' | 'demo'>;
   organisations: OrganisationService;
   collections: CollectionService;
   entries: EntryService;
@@ -50,6 +52,9 @@ export interface AppDeps {
   pages: PagesService;
   widgets: WidgetService;
   visitors: VisitorConversationService;
+  demo: Pick<DemoService, 'keys'>;
+  /** Lore's own documents, which the demo shows: their names, and the markdown of one (null when unknown). */
+  loreDocs: { names(): Promise<string[]>; read(name: string): Promise<string | null> };
   masterKeyHash: Uint8Array;
   /** Resolves when the database is migrated and models are loaded. */
   ready: () => boolean;
@@ -65,7 +70,8 @@ declare module 'fastify' {
 
 /**
  * Builds the Fastify app without listening, so tests can `inject` or listen themselves.
- * Routes: /healthz, /readyz, /docs, /widget/v1/*.js (the browser SDK), /api/v1/openapi.json,
+ * Routes: /healthz, /readyz, /docs, /widget/v1/*.js (the browser SDK), the demo (/, /demo.js,
+ * /demo.css, /demo/docs/*), /api/v1/openapi.json,
  * /api/v1/admin/*, /api/v1/*, and the widget routes /api/v1/{organisation}/widgets/{widget}/*
  * (own scope: widget authentication).
  */
@@ -112,6 +118,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
 
   await app.register(healthRoutes);
   await app.register(widgetScriptRoutes);
+  await app.register(demoRoutes);
   await app.register(
     async (api) => {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,5 +1,6 @@
 import { Marked } from 'marked';
 import sanitizeHtml from 'sanitize-html';
+import { slugify } from '../domain/text/sections.js';
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
@@ -56,4 +57,35 @@ function blockEnd(text: string): number {
     offset = next;
   }
   return -1;
+}
+
+/** What a rendered document may contain: the answer policy plus headings (`##` ones with their anchor id). */
+const DOCUMENT_POLICY: sanitizeHtml.IOptions = {
+  ...POLICY,
+  allowedTags: [...(POLICY.allowedTags as string[]), 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'],
+  allowedAttributes: { ...POLICY.allowedAttributes, h2: ['id'] },
+  transformTags: {},
+};
+
+/**
+ * A whole markdown document → safe HTML for a page of its own: links stay in the page, and
+ * each `##` heading gets the anchor id `markdownSections` gives its section (`limits`, `limits-1`).
+ */
+export function documentToHtml(markdown: string): string {
+  const seen = new Map<string, number>();
+  const document = new Marked({
+    gfm: true,
+    async: false,
+    renderer: {
+      heading({ tokens, depth, text }) {
+        const inner = this.parser.parseInline(tokens);
+        if (depth !== 2) return `<h${depth}>${inner}</h${depth}>\n`;
+        const base = slugify(text);
+        const count = seen.get(base) ?? 0;
+        seen.set(base, count + 1);
+        return `<h2 id="${count === 0 ? base : `${base}-${count}`}">${inner}</h2>\n`;
+      },
+    },
+  });
+  return sanitizeHtml(document.parse(markdown, { async: false }), DOCUMENT_POLICY).trim();
 }

@@ -44,6 +44,17 @@ export function preflightHeaders(reply: FastifyReply): void {
   reply.header('access-control-max-age', '600');
 }
 
+/**
+ * The origin of the page that made the request: its Origin header, or, for a same-origin GET
+ * (which browsers send without Origin; `Sec-Fetch-Site`, which no page can set, tells it), this
+ * server's own origin — so a page Lore serves itself, such as the demo, can use the widgets its
+ * host is listed for.
+ */
+export function pageOrigin(request: FastifyRequest): string | null {
+  if (request.headers.origin !== undefined) return request.headers.origin;
+  return request.headers['sec-fetch-site'] === 'same-origin' ? `${request.protocol}://${request.host}` : null;
+}
+
 /** The widget named by `/{organisation}/widgets/{widget}`; NotFoundError when unknown. */
 export function loadWidget(widgets: Pick<WidgetService, 'resolve'>, request: FastifyRequest): Promise<StoredWidget> {
   const params = request.params as WidgetParams;
@@ -61,7 +72,7 @@ export function widgetAuth(deps: { widgets: Pick<WidgetService, 'resolve'>; apiK
     const route = request.routeOptions.config.widgetRoute!;
     const widget = await loadWidget(deps.widgets, request);
     widgetCors(request, reply, widget);
-    await authoriseWidget(deps, widget, { origin: request.headers.origin ?? null, bearer: bearer(request) }, route.permission);
+    await authoriseWidget(deps, widget, { origin: pageOrigin(request), bearer: bearer(request) }, route.permission);
     if (!route.types.includes(widget.type)) {
       throw new ForbiddenError(`A ${widget.type} widget cannot serve this endpoint.`);
     }
