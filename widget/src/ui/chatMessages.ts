@@ -88,7 +88,7 @@ export function assistantMessage(context: WidgetContext, changed: () => void): P
     const note = h('span', { class: 'thx', role: 'status' });
     let sent = '';
     const button = (name: string, lore: string, glyph: 'up' | 'down', key: 'helpful' | 'notHelpful') => {
-      const b = h('button', { type: 'button', class: 'iconbtn', lore, 'aria-pressed': 'false', 'aria-label': t(key), title: t(key) }, icon(glyph));
+      const b = h('button', { class: 'iconbtn', lore, 'aria-pressed': 'false', 'aria-label': t(key), title: t(key) }, icon(glyph));
       b.onclick = () => {
         if (sent === name) return;
         sent = name;
@@ -118,7 +118,7 @@ export function assistantMessage(context: WidgetContext, changed: () => void): P
     },
     action(action) {
       actions ??= el.appendChild(h('div', { class: 'acts', lore: 'actions' }));
-      const button = h('button', { type: 'button', class: 'act', lore: 'action', text: action.label });
+      const button = h('button', { class: 'act', lore: 'action', text: action.label });
       // The click is the visitor's confirmation; the ids are known once the stream has ended.
       button.onclick = () => {
         button.disabled = true;
