@@ -92,6 +92,17 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
+  it('inline citation markers ([1]) in an answer link to their source', async () => {
+    await withChat(chatPage(), async (chat) => {
+      await chat.open();
+      await chat.ask('How do I reset my password?');
+      await chat.lastAnswer();
+      const inline = await chat.lastAssistant.locator('[data-lore="answer"] a').evaluateAll((links) => links.map((a) => `${a.textContent} → ${a.getAttribute('href')}`));
+      assert.ok(inline.length > 0, 'the answer has inline citation markers');
+      assert.deepEqual(inline, inline.map(() => `1 → ${lore.site.origin}/docs/reset`), 'inline citation markers link to their source');
+    });
+  });
+
   it('prompt chips: a click sends; hidden after the first message; back after a new conversation', async () => {
     await withChat(chatPage(), async (chat) => {
       await chat.open();

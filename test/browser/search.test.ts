@@ -157,6 +157,25 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
+  it('summary citation markers link to their source; a click is tracked with source summary', async () => {
+    await withSearch(searchPage({ summary: true, debounce: 200 }), async (search, tab) => {
+      const { bodies } = await captureEvents(tab.page);
+      await handle(tab.page, 'open()');
+      await search.type('How do I reset my password?');
+      await search.resultTitles();
+      await search.expectAttr(search.summary, 'data-state', 'done');
+      const links = search.summary.locator('a');
+      const hrefs = await links.evaluateAll((all) => all.map((a) => `${a.textContent} → ${a.getAttribute('href')}`));
+      assert.ok(hrefs.length > 0, 'the summary cites its sources');
+      assert.deepEqual(hrefs, hrefs.map(() => `1 → ${lore.site.origin}/docs/reset`));
+      const popup = tab.page.context().waitForEvent('page').catch(() => undefined);
+      await links.first().click();
+      await eventually(() => assert.equal(bodies.length, 1));
+      assert.deepEqual({ ...bodies[0], session_id: undefined }, { name: 'click', url: `${lore.site.origin}/docs/reset`, rank: null, source: 'summary', session_id: undefined });
+      await (await popup)?.close();
+    });
+  });
+
   it('no summary with summary: false (a search widget’s config has it on by default)', async () => {
     await withSearch(searchPage({ debounce: 200, summary: false }), async (search, tab) => {
       let summaries = 0;
