@@ -266,6 +266,19 @@ for (const backend of backends()) {
         for (const key of ['name', 'rank', 'url']) assert.ok(bad.body.errors[key], key);
       });
 
+      it('takes events sent with sendBeacon as text/plain JSON; other routes do not', async () => {
+        const beacon = { name: 'click', url: 'https://example.com/beacon', rank: 2, source: 'summary', session_id: 'tab1' };
+        const headers = { origin: ORIGIN, 'content-type': 'text/plain;charset=UTF-8' };
+        const res = await server.call('POST', `/api/v1/${searchWidget.key.replace('/', '/widgets/')}/events`, { payload: JSON.stringify(beacon), headers });
+        assert.equal(res.status, 200);
+        const rows = await server.container.db.query<{ url: string }>('SELECT url FROM widget_events WHERE session_id = $1', ['tab1']);
+        assert.deepEqual(rows.map((r) => r.url), [beacon.url]);
+        const broken = await server.call('POST', `/api/v1/${searchWidget.key.replace('/', '/widgets/')}/events`, { payload: '{"name":', headers });
+        assert.equal(broken.status, 400);
+        const chat = await server.call('POST', `/api/v1/${chatWidget.key.replace('/', '/widgets/')}/chat`, { payload: JSON.stringify({ message: 'hi' }), headers });
+        assert.equal(chat.status, 422);   // Fastify reads text/plain as a string: not a JSON object
+      });
+
       it('answers CORS preflights for listed origins only', async () => {
         const ok = await widgetCall('OPTIONS', chatWidget.key, 'chat', { origin: ORIGIN, headers: { 'access-control-request-method': 'POST' } });
         assert.equal(ok.status, 204);

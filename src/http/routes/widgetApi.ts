@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { App } from '../app.js';
 import { ValidationError } from '../../domain/errors.js';
@@ -158,34 +159,40 @@ export function widgetApiRoutes(app: App): void {
     return respondChat(answers, request, reply, request.widget.integration_id, request.body, owner);
   });
 
-  app.post('/:organisation/widgets/:widget/events', {
-    config: { widgetRoute: { permission: 'search', types: ['search', 'chat'] } },
-    schema: {
-      tags,
-      summary: 'Record a widget analytics event (e.g. a click on a result)',
-      params: Params,
-      body: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' }),
-        url: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
-        rank: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 10_000 }), Type.Null()])),
-        source: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
-        session_id: Type.Optional(Type.Union([SessionId, Type.Null()])),
-        // Feedback (thumbs_up, thumbs_down) names the chat answer: its text_delta message_id.
-        answer_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
-      }),
-      response: { 200: Type.Object({ ok: Type.Boolean() }), 403: Message, ...errorResponses },
-    },
-  }, async (request) => {
-    const { name, url, rank, source, session_id, answer_id } = request.body;
-    await widgets.recordEvent(request.scope, request.widget.id, {
-      name,
-      url: url ?? null,
-      rank: rank ?? null,
-      source: source ?? null,
-      session_id: session_id ?? null,
-      answer_id: answer_id ?? null,
+  // Browsers send events with sendBeacon as text/plain (a CORS-simple request, no preflight,
+  // delivered while the page unloads): on this route such a body is parsed as JSON.
+  app.register(async (scope) => {
+    const events = scope.withTypeProvider<TypeBoxTypeProvider>();
+    events.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: 16_384 }, events.getDefaultJsonParser('error', 'error'));
+    events.post('/:organisation/widgets/:widget/events', {
+      config: { widgetRoute: { permission: 'search', types: ['search', 'chat'] } },
+      schema: {
+        tags,
+        summary: 'Record a widget analytics event (e.g. a click on a result)',
+        params: Params,
+        body: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' }),
+          url: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
+          rank: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 10_000 }), Type.Null()])),
+          source: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+          session_id: Type.Optional(Type.Union([SessionId, Type.Null()])),
+          // Feedback (thumbs_up, thumbs_down) names the chat answer: its text_delta message_id.
+          answer_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
+        }),
+        response: { 200: Type.Object({ ok: Type.Boolean() }), 403: Message, ...errorResponses },
+      },
+    }, async (request) => {
+      const { name, url, rank, source, session_id, answer_id } = request.body;
+      await widgets.recordEvent(request.scope, request.widget.id, {
+        name,
+        url: url ?? null,
+        rank: rank ?? null,
+        source: source ?? null,
+        session_id: session_id ?? null,
+        answer_id: answer_id ?? null,
+      });
+      return { ok: true };
     });
-    return { ok: true };
   });
 
   // A signed visitor's conversations (SPEC.md "Signed visitor identity"): chat widgets only.
