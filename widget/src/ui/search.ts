@@ -8,7 +8,7 @@ import { speechButton } from './speech.js';
 
 /** Search styles (DocSearch-like): launcher, modal (a top-layer <dialog>), inline panel, hits, summary. */
 export const SEARCH_CSS = `
-:host{display:contents}
+:host{display:contents!important}
 .btn{display:inline-flex;align-items:center;gap:8px;height:40px;min-width:220px;padding:0 8px 0 12px;border:1px solid var(--line);border-radius:10px;background:var(--bg2);color:var(--fg2)}
 .btn:hover{border-color:var(--lore-accent)}
 .ph{flex:1;text-align:left}
@@ -34,7 +34,7 @@ ul{list-style:none;margin:0;padding:0}
 .hit>.icon{position:absolute;left:13px;top:12px;color:var(--fg2)}
 .hit>.icon:last-child{left:auto;right:10px;top:calc(50% - 10px);opacity:0}
 .hit:hover,[aria-selected=true]{background:color-mix(in srgb,var(--lore-accent) 9%,var(--bg));box-shadow:inset 0 0 0 2px var(--lore-accent)}
-[aria-selected=true]>.icon{color:var(--lore-accent);opacity:1}
+.hit[aria-selected=true]>.icon{color:var(--lore-accent);opacity:1}
 .hit a{display:block;color:var(--fg);font-weight:600;text-decoration:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;outline:0}
 .hit a::after{content:"";position:absolute;inset:0}
 .hit:focus-within{outline:2px solid var(--lore-accent)}
