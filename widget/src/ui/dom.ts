@@ -124,6 +124,8 @@ export function focusTrap(container: HTMLElement, onEscape: () => void): (event:
 
 /** Replaces `[n]` citation markers in the text nodes of `element` with links to `urls[n]`. */
 export function linkCitations(element: HTMLElement, urls: ReadonlyMap<number, { url: string; title: string }>): void {
+  // streaming-markdown reads a bare `[1]` as a link without href: back to the marker text.
+  for (const link of element.querySelectorAll('a:not([href])')) if (/^\d{1,3}$/.test(link.textContent ?? '')) link.replaceWith(`[${link.textContent}]`);
   const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
   const nodes: Text[] = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) if (/\[\d{1,3}\]/.test(node.nodeValue ?? '')) nodes.push(node as Text);
