@@ -5,7 +5,7 @@
  */
 export const BASE_CSS = `
 :host{all:initial;--lore-accent:#2563eb;--bg:#fff;--bg2:#f4f5f7;--fg:#111827;--fg2:#4b5563;--line:#e5e7eb;--shadow:0 12px 40px rgba(0,0,0,.18);--radius:14px;
-font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,sans-serif;color:var(--fg);-webkit-font-smoothing:antialiased}
+font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,sans-serif!important;color:var(--fg)!important;-webkit-font-smoothing:antialiased}
 :host([data-theme=dark]){--bg:#16181d;--bg2:#23262d;--fg:#f3f4f6;--fg2:#a1a7b3;--line:#2f333b;--shadow:0 12px 40px rgba(0,0,0,.55)}
 *,*::before,*::after{box-sizing:border-box}
 [hidden]{display:none!important}
