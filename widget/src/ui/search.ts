@@ -13,7 +13,7 @@ export const SEARCH_CSS = `
 .btn:hover{border-color:var(--lore-accent)}
 .ph{flex:1;text-align:left}
 kbd{padding:1px 5px;margin-left:4px;border:1px solid var(--line);border-bottom-width:2px;border-radius:5px;font:600 11px system-ui}
-dialog{position:fixed;inset:0;z-index:2147483000;width:100%;height:100%;max-width:none;max-height:none;margin:0;padding:10vh 16px 16px;border:0;background:rgba(15,18,25,.45);color:var(--fg)}
+dialog{position:fixed;inset:0;z-index:2147483000;width:100%;height:100%;max-width:none;max-height:none;margin:0;padding:10vh 16px 16px;border:0;background:rgba(15,18,25,.45);color:var(--fg);overflow:hidden;overscroll-behavior:contain}
 .box{display:flex;flex-direction:column;max-width:640px;max-height:80vh;margin:auto;background:var(--bg);border-radius:var(--radius);box-shadow:var(--shadow);overflow:hidden;animation:in .2s ease-out}
 @keyframes in{from{opacity:0;transform:translateY(6px)}}
 .head{display:flex;align-items:center;gap:6px;padding:12px}
@@ -33,7 +33,8 @@ ul{list-style:none;margin:0;padding:0}
 .th{padding-left:76px;min-height:72px}
 .hit>.icon{position:absolute;left:13px;top:12px;color:var(--fg2)}
 .hit>.icon:last-child{left:auto;right:10px;top:calc(50% - 10px);opacity:0}
-.hit:hover,[aria-selected=true]{background:color-mix(in srgb,var(--lore-accent) 9%,var(--bg));box-shadow:inset 0 0 0 2px var(--lore-accent)}
+.hit:hover{box-shadow:inset 0 0 0 1px var(--lore-accent)}
+.hit[aria-selected=true]{background:color-mix(in srgb,var(--lore-accent) 9%,var(--bg));box-shadow:inset 0 0 0 2px var(--lore-accent)}
 .hit[aria-selected=true]>.icon{color:var(--lore-accent);opacity:1}
 .hit a{display:block;color:var(--fg);font-weight:600;text-decoration:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;outline:0}
 .hit a::after{content:"";position:absolute;inset:0}
