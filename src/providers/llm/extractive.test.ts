@@ -249,4 +249,9 @@ describe('sentence splitting for extractive answers', () => {
     const text = '# Install\n\nRun the installer\nfrom the menu. Then restart.\n\n- Fast [3]\n- Private\n\n```\nnpm start\n```\n1. Done';
     assert.deepEqual(splitSentences(text), ['Install', 'Run the installer from the menu.', 'Then restart.', 'Fast', 'Private', 'Done']);
   });
+
+  it('reads a Markdown table row as one sentence of its cells, without header or rule (regression: answers quoted raw pipes)', () => {
+    const text = 'Settings:\n\n| Variable | Default | Meaning |\n|---|:--:|---|\n| `PORT` | `3000` | where to listen |\n| `LORE_DEMO` | | the demo page |\n\nThat is all.';
+    assert.deepEqual(splitSentences(text), ['Settings:', '`PORT` — `3000` — where to listen', '`LORE_DEMO` — the demo page', 'That is all.']);
+  });
 });

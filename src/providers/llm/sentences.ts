@@ -5,7 +5,8 @@
  * ICU's sentence segmentation (Intl.Segmenter) handles . ! ? and their CJK, Devanagari and
  * Arabic forms (。！？ । ؟). Around it:
  * - Markdown structure: blank lines, headings and list items end a sentence; fenced code is
- *   skipped (a line of code is no answer); heading and list markers are dropped.
+ *   skipped (a line of code is no answer); heading and list markers are dropped. A table row
+ *   is a sentence of its own, its cells joined by dashes; header rows and rules are skipped.
  * - ICU breaks after abbreviations and initials it does not know ("Dr. ", "J. R. R. ",
  *   "z. B.", German "am 3. Oktober"): such pieces are glued back to the next one.
  * - Thai, Lao and Khmer have no sentence punctuation; spaces separate clauses (and also
@@ -22,6 +23,8 @@ const MIN_CLAUSE_CHARS = 100;
 const MIN_RUN_CHARS = 6;
 
 const FENCE = /^\s*(```|~~~)/;
+const TABLE_ROW = /^\s*\|.*\|\s*$/;
+const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$/;
 const BLOCK_START = /^\s*(?:#{1,6}\s|>|[-*+•]\s|\d{1,3}[.)]\s)/;
 const MARKUP_PREFIX = /^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d{1,3}[.)]\s+)+/;
 const CITATION_MARKER = /\s*\[\d{1,4}\]/g;
@@ -66,18 +69,30 @@ function blocks(text: string): string[] {
     if (current.length > 0) out.push(current.join('  '));
     current = [];
   };
-  for (const line of text.replace(INVISIBLE, '').split(/\r?\n/)) {
+  const lines = text.replace(INVISIBLE, '').split(/\r?\n/);
+  for (const [index, line] of lines.entries()) {
     if (FENCE.test(line)) {
       flush();
       inFence = !inFence;
       continue;
     }
     if (inFence) continue;
+    if (TABLE_ROW.test(line) || TABLE_RULE.test(line)) {
+      flush();
+      const header = TABLE_RULE.test(lines[index + 1] ?? '');
+      if (!TABLE_RULE.test(line) && !header) out.push(tableRow(line));
+      continue;
+    }
     if (line.trim() === '' || BLOCK_START.test(line)) flush();
     if (line.trim() !== '') current.push(line.replace(MARKUP_PREFIX, '').trim());
   }
   flush();
   return out;
+}
+
+/** A table row as a sentence: `| a | b |` → `a — b` (empty cells dropped). */
+function tableRow(line: string): string {
+  return line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((cell) => cell.trim()).filter((cell) => cell !== '').join(' — ');
 }
 
 /** ICU sentences of one block, with pieces that end in an abbreviation glued to the next. */
