@@ -42,6 +42,22 @@ describe('widget scripts', () => {
     });
   }
 
+  it('sends the pre-compressed copy the browser accepts (brotli, then gzip), with Vary', async () => {
+    const { gunzipSync, brotliDecompressSync } = await import('node:zlib');
+    const plain = await readFile(`${WIDGET_SCRIPTS_DIR}/service.js`);
+    for (const [accept, encoding, decode] of [['gzip, deflate, br', 'br', brotliDecompressSync], ['gzip', 'gzip', gunzipSync]] as const) {
+      const response = await server.app.inject({ method: 'GET', url: '/widget/v1/service.js', headers: { 'accept-encoding': accept } });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['content-encoding'], encoding);
+      assert.match(String(response.headers.vary), /accept-encoding/i);
+      assert.equal(response.headers['content-type'], 'text/javascript; charset=utf-8');
+      assert.ok(decode(response.rawPayload).equals(plain), encoding);
+    }
+    const identity = await server.app.inject({ method: 'GET', url: '/widget/v1/service.js', headers: { 'accept-encoding': 'identity' } });
+    assert.equal(identity.headers['content-encoding'], undefined);
+    assert.ok(identity.rawPayload.equals(plain));
+  });
+
   it('serves the UI strings of a locale as JSON, and no unknown locale', async () => {
     const response = await fetch(`${origin}/widget/v1/locales/zh-Hant.json`);
     assert.equal(response.status, 200);

@@ -4,7 +4,7 @@
 // `node widget/build.mjs --sizes` also prints the gzip size of each script.
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -32,6 +32,13 @@ const { TRANSLATIONS } = await import(`data:text/javascript;base64,${Buffer.from
 mkdirSync(new URL('dist/v1/locales/', import.meta.url), { recursive: true });
 for (const [locale, table] of Object.entries(TRANSLATIONS)) {
   writeFileSync(new URL(`dist/v1/locales/${locale}.json`, import.meta.url), JSON.stringify(table));
+}
+
+// Pre-compressed copies, served as they are to browsers that accept them (no compression per request).
+for (const { out } of scripts) {
+  const bytes = readFileSync(new URL(out, import.meta.url));
+  writeFileSync(new URL(`${out}.gz`, import.meta.url), gzipSync(bytes, { level: 9 }));
+  writeFileSync(new URL(`${out}.br`, import.meta.url), brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
 }
 
 if (process.argv.includes('--sizes')) {

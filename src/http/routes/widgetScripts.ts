@@ -20,18 +20,25 @@ const TYPES = { js: 'text/javascript; charset=utf-8', json: 'application/json; c
  */
 export async function widgetScriptRoutes(app: FastifyInstance, options: { dir?: string } = {}): Promise<void> {
   const dir = options.dir ?? WIDGET_SCRIPTS_DIR;
-  await app.register(fastifyStatic, { serve: false, index: false, dotfiles: 'deny' });
+  // The build writes .br and .gz copies of each script: sent as they are when the browser accepts them.
+  await app.register(fastifyStatic, { serve: false, index: false, dotfiles: 'deny', preCompressed: true });
 
   const files = [...SCRIPTS, ...LOCALES.map((locale) => `locales/${locale}.json`)];
   for (const name of files) {
-    app.get(`/widget/v1/${name}`, { schema: { hide: true } }, async (_request, reply) => {
+    const type = name.endsWith('.json') ? TYPES.json : TYPES.js;
+    // The pre-compressed path names its own (obsolete) JavaScript type: set ours last.
+    const onSend = async (_request: unknown, reply: { statusCode: number; header(name: string, value: string): unknown }, payload: unknown) => {
+      if (reply.statusCode < 400) reply.header('content-type', type);
+      return payload;
+    };
+    app.get(`/widget/v1/${name}`, { schema: { hide: true }, onSend }, async (_request, reply) => {
       try {
         await access(`${dir}/${name}`);
       } catch {
         return reply.status(404).send({ message: `The browser SDK is not built: run \`npm run build\` (missing widget/dist/v1/${name}).` });
       }
       reply.headers({
-        'content-type': name.endsWith('.json') ? TYPES.json : TYPES.js,
+        'content-type': type,
         'cache-control': 'public, max-age=300',
         'access-control-allow-origin': '*',
         'cross-origin-resource-policy': 'cross-origin',
