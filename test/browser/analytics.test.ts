@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, captureEvents, eventually, js, launchBrowser, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, captureEvents, eventually, js, launchBrowser, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
 
 describe('browser: service-analytics.js', { skip: browserSkip }, () => {
   let lore: Lore;
@@ -25,7 +25,7 @@ describe('browser: service-analytics.js', { skip: browserSkip }, () => {
     await lore?.close();
   });
 
-  it('data-dl-click links send a beacon with url, rank, source and the data-session id', async () => {
+  it('data-dl-click links send a beacon with url, rank, source and the data-session id', TEST, async () => {
     const url = lore.site.page({ sdk: false, head: beaconTag('data-session="sess_from_search"'), html: LINKS });
     await withPage(browser, url, {}, async (tab) => {
       const { bodies, answers } = await captureEvents(tab.page);
@@ -59,7 +59,7 @@ describe('browser: service-analytics.js', { skip: browserSkip }, () => {
     });
   });
 
-  it('without data-session, a tab session is used', async () => {
+  it('without data-session, a tab session is used', TEST, async () => {
     const url = lore.site.page({ sdk: false, head: beaconTag(''), html: LINKS });
     await withPage(browser, url, {}, async (tab) => {
       const { bodies } = await captureEvents(tab.page);
@@ -69,7 +69,7 @@ describe('browser: service-analytics.js', { skip: browserSkip }, () => {
     });
   });
 
-  it('ServiceAnalytics.init({key, sessionId}).trackClick({url, rank, source})', async () => {
+  it('ServiceAnalytics.init({key, sessionId}).trackClick({url, rank, source})', TEST, async () => {
     const url = lore.site.page({
       sdk: false,
       head: `<script src="${lore.api}/widget/v1/service-analytics.js"></script>`,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { browserSkip, captureEvents, eventually, failedLoad, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type WidgetRef } from './fixtures.js';
 import { ChatWidget } from './pageObjects.js';
 
 const PROMPTS = ['How do I reset my password?', 'What does the Enterprise plan include?'];
@@ -41,7 +41,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     await lore?.close();
   });
 
-  it('bubble: the launcher opens, close and Escape close, handle open/close/toggle; focus returns to the launcher', async () => {
+  it('bubble: the launcher opens, close and Escape close, handle open/close/toggle; focus returns to the launcher', TEST, async () => {
     await withChat(chatPage(), async (chat, tab) => {
       await chat.launcher.waitFor({ state: 'visible', timeout: WAIT });
       assert.equal(await chat.isOpen(), false);
@@ -68,7 +68,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('asks by typing + Enter and by handle.ask(): tokens stream (streaming → done) with citations', async () => {
+  it('asks by typing + Enter and by handle.ask(): tokens stream (streaming → done) with citations', TEST, async () => {
     await withChat(chatPage(), async (chat, tab) => {
       await chat.open();
       await chat.recordStates();
@@ -92,7 +92,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('inline citation markers ([1]) in an answer link to their source', async () => {
+  it('inline citation markers ([1]) in an answer link to their source', TEST, async () => {
     await withChat(chatPage(), async (chat) => {
       await chat.open();
       await chat.ask('How do I reset my password?');
@@ -103,7 +103,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('prompt chips: a click sends; hidden after the first message; back after a new conversation', async () => {
+  it('prompt chips: a click sends; hidden after the first message; back after a new conversation', TEST, async () => {
     await withChat(chatPage(), async (chat) => {
       await chat.open();
       await eventually(async () => assert.deepEqual(await chat.chips(), PROMPTS));
@@ -117,7 +117,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('prefill() opens the panel and fills the composer, capped at 280 characters, without sending', async () => {
+  it('prefill() opens the panel and fills the composer, capped at 280 characters, without sending', TEST, async () => {
     await withChat(chatPage(), async (chat, tab) => {
       let chats = 0;
       tab.page.on('request', (r) => { if (r.url().endsWith('/chat')) chats++; });
@@ -129,7 +129,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('queues calls made before mount() and before the widget is ready; mount() returns the same handle, twice', async () => {
+  it('queues calls made before mount() and before the widget is ready; mount() returns the same handle, twice', TEST, async () => {
     const url = lore.site.page({
       script: `
         const handle = ServiceSdk.chat(${js(widget.key)});
@@ -147,7 +147,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('a trigger element replaces the launcher and toggles the panel', async () => {
+  it('a trigger element replaces the launcher and toggles the panel', TEST, async () => {
     const url = chatPage({ trigger: '#help' }, { html: '<button id="help" type="button">Help</button>' });
     await withChat(url, async (chat, tab) => {
       await tab.page.click('#help');
@@ -168,7 +168,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
       return { left: style.paddingLeft, right: style.paddingRight };
     });
 
-    it('right side, width 2000 clamped to 720, the root element padded while open', async () => {
+    it('right side, width 2000 clamped to 720, the root element padded while open', TEST, async () => {
       await withChat(chatPage({ variant: 'sidebar', width: 2000 }), async (chat, tab) => {
         await handle(tab.page, 'open()');
         await chat.expectOpen(true);
@@ -184,7 +184,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
       });
     });
 
-    it('left side, width 100 clamped to 280, padding the content element', async () => {
+    it('left side, width 100 clamped to 280, padding the content element', TEST, async () => {
       const url = chatPage({ variant: 'sidebar', side: 'left', width: 100, content: '#content' }, { html: '<div id="content"><p>Page text</p></div>' });
       await withChat(url, async (chat, tab) => {
         await handle(tab.page, 'open()');
@@ -199,7 +199,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
       });
     });
 
-    it('is full-bleed without page padding at 640 px wide or less', async () => {
+    it('is full-bleed without page padding at 640 px wide or less', TEST, async () => {
       await withChat(chatPage({ variant: 'sidebar', width: 400 }), async (chat, tab) => {
         await handle(tab.page, 'open()');
         await chat.expectOpen(true);
@@ -213,7 +213,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('inline variant renders into its target, without launcher', async () => {
+  it('inline variant renders into its target, without launcher', TEST, async () => {
     const url = chatPage({ variant: 'inline', target: '#slot' }, { html: '<h1>Support</h1><div id="slot"></div>' });
     await withChat(url, async (chat, tab) => {
       assert.equal(await tab.page.locator('#slot > [data-lore-widget="chat"]').count(), 1, 'the host is inside the target');
@@ -224,7 +224,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('thumbs up / down send feedback events and show as pressed', async () => {
+  it('thumbs up / down send feedback events and show as pressed', TEST, async () => {
     await withChat(chatPage(), async (chat, tab) => {
       const { bodies, answers } = await captureEvents(tab.page);
       await chat.open();
@@ -243,7 +243,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('page action: a cited entry’s action shows a button; a click dispatches service:action and calls on() handlers; off() removes', async () => {
+  it('page action: a cited entry’s action shows a button; a click dispatches service:action and calls on() handlers; off() removes', TEST, async () => {
     const extra = `
       window.got = [];
       window.addEventListener('service:action', (e) => window.got.push({ via: 'event', detail: e.detail }));
@@ -281,7 +281,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('destroy() removes the widget', async () => {
+  it('destroy() removes the widget', TEST, async () => {
     await withChat(chatPage(), async (chat, tab) => {
       await chat.open();
       await handle(tab.page, 'destroy()');
@@ -294,21 +294,21 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
   describe('theme', () => {
     const launcherColour = (chat: ChatWidget) => chat.launcher.evaluate((el) => getComputedStyle(el).backgroundColor);
 
-    it('dark with accent_dark', async () => {
+    it('dark with accent_dark', TEST, async () => {
       await withChat(chatPage({ theme: 'dark', accent_dark: '#ff0000' }), async (chat) => {
         assert.equal(await chat.theme(), 'dark');
         assert.equal(await launcherColour(chat), 'rgb(255, 0, 0)');
       });
     });
 
-    it('light with accent_light', async () => {
+    it('light with accent_light', TEST, async () => {
       await withChat(chatPage({ theme: 'light', accent_light: '#00aa00' }), async (chat) => {
         assert.equal(await chat.theme(), 'light');
         assert.equal(await launcherColour(chat), 'rgb(0, 170, 0)');
       });
     });
 
-    it('auto follows the system colour scheme', async () => {
+    it('auto follows the system colour scheme', TEST, async () => {
       await withChat(chatPage({ theme: 'auto' }), async (chat) => assert.equal(await chat.theme(), 'dark'), { colorScheme: 'dark' });
       await withChat(chatPage({ theme: 'auto' }), async (chat) => assert.equal(await chat.theme(), 'light'), { colorScheme: 'light' });
     });
@@ -327,7 +327,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
       return seen;
     };
 
-    it('follows the browser language when supported, mapping zh-TW and pt-PT', async () => {
+    it('follows the browser language when supported, mapping zh-TW and pt-PT', TEST, async () => {
       const english = await ui('en-US');
       assert.deepEqual(english, { lang: 'en', send: 'Send' });
       const german = await ui('de-DE');
@@ -338,7 +338,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
       assert.equal((await ui('zh-CN')).lang, 'zh-Hans');
     });
 
-    it('falls back to default_language, then English', async () => {
+    it('falls back to default_language, then English', TEST, async () => {
       const french_ = await ui('sv-SE', french.key);
       assert.equal(french_.lang, 'fr');
       assert.notEqual(french_.send, 'Send');
@@ -346,7 +346,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('402: shows plain search hits instead of an answer', async () => {
+  it('402: shows plain search hits instead of an answer', TEST, async () => {
     await withChat(chatPage({}, { key: broke.key }), async (chat) => {
       await chat.open();
       await chat.ask('How do I reset my password?');

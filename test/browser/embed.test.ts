@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, eventually, js, launchBrowser, openPage, startLore, WAIT, withPage, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, eventually, js, launchBrowser, openPage, startLore, WAIT, withPage, type Lore, type WidgetRef } from './fixtures.js';
 import { ChatWidget, SearchWidget } from './pageObjects.js';
 
 const HOSTILE_CSS = `
@@ -95,7 +95,7 @@ describe('browser: quality of embed', { skip: browserSkip }, () => {
     await lore?.close();
   });
 
-  it('hostile host CSS does not change the widgets', async () => {
+  it('hostile host CSS does not change the widgets', TEST, async () => {
     const clean = await withPage(browser, lore.site.page({ html: PAGE_HTML, script: mountScript() }), {}, (tab) => exercise(tab.page));
     const hostile = await withPage(browser, lore.site.page({ html: PAGE_HTML, css: HOSTILE_CSS, script: mountScript() }), {}, async (tab) => {
       assert.equal(await tab.page.$eval('#text', (el) => getComputedStyle(el).color), 'rgb(255, 0, 0)', 'the hostile CSS is applied to the page');
@@ -104,7 +104,7 @@ describe('browser: quality of embed', { skip: browserSkip }, () => {
     assert.deepEqual(hostile, clean);
   });
 
-  it('the widgets’ styles do not leak into the page', async () => {
+  it('the widgets’ styles do not leak into the page', TEST, async () => {
     const bare = await withPage(browser, lore.site.page({ html: PAGE_HTML, sdk: false }), {}, (tab) => pageStyles(tab.page));
     await withPage(browser, lore.site.page({ html: PAGE_HTML, script: mountScript() }), {}, async (tab) => {
       const before = await pageStyles(tab.page);
@@ -131,7 +131,7 @@ describe('browser: quality of embed', { skip: browserSkip }, () => {
     });
   });
 
-  it('service.js included twice defines ServiceSdk once, and widgets mount and work', async () => {
+  it('service.js included twice defines ServiceSdk once, and widgets mount and work', TEST, async () => {
     const url = lore.site.page({ html: PAGE_HTML, sdk: 2, script: mountScript() });
     const tab = await openPage(browser, url);
     try {
@@ -152,7 +152,7 @@ describe('browser: quality of embed', { skip: browserSkip }, () => {
     }
   });
 
-  it('runs under the strict CSP without violations, inline styles or console errors', async () => {
+  it('runs under the strict CSP without violations, inline styles or console errors', TEST, async () => {
     await withPage(browser, lore.site.page({ html: PAGE_HTML, script: mountScript() }), {}, async (tab) => {
       const csp = await eventually(async () => {
         const response = await tab.page.request.get(tab.page.url());

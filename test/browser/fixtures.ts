@@ -25,6 +25,9 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** Options of every browser test: a hung page fails the test instead of the whole run. */
+export const TEST = { timeout: 120_000 };
+
 /** Generous: the machine is small and noisy. Waits end as soon as the condition holds. */
 export const WAIT = 20_000;
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, captureEvents, eventually, failedLoad, js, launchBrowser, openPage, startLore, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, openPage, startLore, type Lore, type WidgetRef } from './fixtures.js';
 
 describe('browser: headless client', { skip: browserSkip }, () => {
   let lore: Lore;
@@ -30,7 +30,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
     await lore?.close();
   });
 
-  it('is ready at once and searches with a limit', async () => {
+  it('is ready at once and searches with a limit', TEST, async () => {
     const tab = await openPage(browser, searchPage);
     try {
       const result = await tab.page.evaluate(async () => {
@@ -50,7 +50,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
     }
   });
 
-  it('fetches the presentation config', async () => {
+  it('fetches the presentation config', TEST, async () => {
     const tab = await openPage(browser, chatPage);
     try {
       const config = await tab.page.evaluate(() => (window as any).client.fetchConfig());
@@ -63,7 +63,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
     }
   });
 
-  it('chat streams tokens and statuses, resolves with the reply, and continues a conversation', async () => {
+  it('chat streams tokens and statuses, resolves with the reply, and continues a conversation', TEST, async () => {
     const tab = await openPage(browser, chatPage);
     try {
       const first = await tab.page.evaluate(async () => {
@@ -107,7 +107,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
     }
   });
 
-  it('summarize resolves with {summarized, text}, streaming tokens', async () => {
+  it('summarize resolves with {summarized, text}, streaming tokens', TEST, async () => {
     const tab = await openPage(browser, searchPage);
     try {
       const result = await tab.page.evaluate(async () => {
@@ -126,7 +126,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
     }
   });
 
-  it('keeps sessionId for the tab across reloads; a new tab gets a new one; search sends it', async () => {
+  it('keeps sessionId for the tab across reloads; a new tab gets a new one; search sends it', TEST, async () => {
     const tab = await openPage(browser, searchPage);
     try {
       const sessionOf = () => tab.page.evaluate(() => (window as any).client.sessionId as string);
@@ -147,7 +147,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
     }
   });
 
-  it('402: chat resolves with the search hits from the response instead of failing', async () => {
+  it('402: chat resolves with the search hits from the response instead of failing', TEST, async () => {
     const tab = await openPage(browser, clientPage(brokeWidget.key), { allow: [failedLoad(402)] });
     try {
       const reply = await tab.page.evaluate(() => (window as any).client.chat('How do I reset my password?'));
@@ -159,7 +159,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
     }
   });
 
-  it('trackEvent reaches the server with url, rank, source and the session', async () => {
+  it('trackEvent reaches the server with url, rank, source and the session', TEST, async () => {
     const tab = await openPage(browser, searchPage);
     const { bodies, answers } = await captureEvents(tab.page);
     try {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, launchBrowser, openPage, startLore, type Lore, type Opened } from './fixtures.js';
+import { browserSkip, TEST, launchBrowser, openPage, startLore, type Lore, type Opened } from './fixtures.js';
 
 const CORPUS: Array<[name: string, markdown: string]> = [
   ['script tag', '<script>xssHit(1)</script>'],
@@ -85,7 +85,7 @@ describe('browser: ServiceSdk.markdown', { skip: browserSkip }, () => {
     await lore?.close();
   });
 
-  it('the page notices an executed payload (positive control)', async () => {
+  it('the page notices an executed payload (positive control)', TEST, async () => {
     await tab.page.evaluate(() => {
       const box = document.createElement('div');
       box.innerHTML = '<img src="/missing.png" onerror="xssHit(\'control\')">';
@@ -95,7 +95,7 @@ describe('browser: ServiceSdk.markdown', { skip: browserSkip }, () => {
     await tab.page.evaluate(() => { (window as any).xssCalls = []; });
   });
 
-  it('renders ordinary markdown', async () => {
+  it('renders ordinary markdown', TEST, async () => {
     const html = await render(tab.page, [
       '# Title', '', 'Some **bold**, *italic* and `code`.', '',
       '- one', '- two', '', '1. first', '2. second', '',
@@ -122,7 +122,7 @@ describe('browser: ServiceSdk.markdown', { skip: browserSkip }, () => {
     assert.match(dom.rel ?? '', /noopener/);
   });
 
-  it('neutralises every payload of the XSS corpus', async () => {
+  it('neutralises every payload of the XSS corpus', TEST, async () => {
     const outputs: Array<{ name: string; html: string }> = [];
     for (const [name, md] of CORPUS) outputs.push({ name, html: await render(tab.page, md) });
 
@@ -171,7 +171,7 @@ describe('browser: ServiceSdk.markdown', { skip: browserSkip }, () => {
     assert.equal(new URL(tab.page.url()).pathname.startsWith('/p/'), true, 'the page did not navigate');
   });
 
-  it('shows raw HTML as text rather than dropping the words around it', async () => {
+  it('shows raw HTML as text rather than dropping the words around it', TEST, async () => {
     const html = await render(tab.page, 'Use <b>bold</b> & <i>these</i> "quotes"');
     const text = await tab.page.evaluate((h) => {
       const box = document.createElement('div');

@@ -149,6 +149,25 @@ export class SearchWidget extends Widget {
     await this.expectAttr(this.modal, 'data-open', String(open));
   }
 
+  /**
+   * How many `close` events the modal <dialog> has fired since the first call (the browser
+   * queues one after each close). Reopen at a human pace: after the count went up.
+   */
+  closeEvents(): Promise<number> {
+    return this.modal.evaluate((dialog: any) => {
+      if (dialog.__closes === undefined) {
+        dialog.__closes = 0;
+        dialog.addEventListener('close', () => setTimeout(() => dialog.__closes++));
+      }
+      return dialog.__closes as number;
+    });
+  }
+
+  /** Waits until the modal fired more than `count` close events (see `closeEvents`). */
+  async waitCloseEvents(count: number): Promise<void> {
+    await eventually(async () => assert.ok((await this.closeEvents()) > count, 'the dialog fired its close event'));
+  }
+
   async type(text: string): Promise<void> {
     await this.input.fill(text, { timeout: WAIT });
   }

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { browserSkip, js, launchBrowser, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, js, launchBrowser, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
 import { ChatWidget, SearchWidget } from './pageObjects.js';
 
 const OUT = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
@@ -46,7 +46,7 @@ describe('browser: screenshots', { skip: browserSkip }, () => {
 
   for (const theme of ['light', 'dark'] as const) {
     for (const [size, viewport] of Object.entries(VIEWPORTS)) {
-      it(`${theme}, ${size} (${viewport.width}×${viewport.height})`, async (t) => {
+      it(`${theme}, ${size} (${viewport.width}×${viewport.height})`, TEST, async (t) => {
         const url = lore.site.page({
           html: HOST_HTML,
           css: HOST_CSS,

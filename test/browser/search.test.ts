@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { browserSkip, captureEvents, eventually, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, captureEvents, eventually, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type WidgetRef } from './fixtures.js';
 import { SearchWidget } from './pageObjects.js';
 
 describe('browser: search widget', { skip: browserSkip }, () => {
@@ -43,7 +43,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     await lore?.close();
   });
 
-  it('Ctrl+K and Cmd+K open the modal; Escape closes; focus is trapped inside and returned', async () => {
+  it('Ctrl+K and Cmd+K open the modal; Escape closes; focus is trapped inside and returned', TEST, async () => {
     // SPEC.md: `target` is required for an SDK-rendered search box (the modal's launcher).
     const url = searchPage({ debounce: 200, target: '#searchbox' }, { html: '<button id="before" type="button">Before</button><div id="searchbox"></div><p>Text</p>' });
     await withSearch(url, async (search, tab) => {
@@ -63,14 +63,20 @@ describe('browser: search widget', { skip: browserSkip }, () => {
         await tab.page.keyboard.press('Shift+Tab');
         assert.equal(await focusInWidget(tab.page), true, `focus stays in the modal after ${i + 1} Shift+Tab`);
       }
+      // A visitor cannot reopen before the dialog's queued close event: wait for it (see the
+      // "reopened at once" test for what happens when a page does).
+      let closes = await search.closeEvents();
       await tab.page.keyboard.press('Escape');
       await search.expectOpen(false);
       await search.expectFocus('#before');
+      await search.waitCloseEvents(closes);
 
       await tab.page.keyboard.press('Meta+k');
       await search.expectOpen(true);
+      closes = await search.closeEvents();
       await tab.page.keyboard.press('Escape');
       await search.expectOpen(false);
+      await search.waitCloseEvents(closes);
 
       await search.button.click();
       await search.expectOpen(true);
@@ -80,7 +86,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('open() and close() on the handle; no launcher without a target', async () => {
+  it('open() and close() on the handle; no launcher without a target', TEST, async () => {
     await withSearch(searchPage(), async (search, tab) => {
       assert.equal(await search.button.count(), 0);
       await handle(tab.page, 'open()');
@@ -90,7 +96,19 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('searches after the debounce; results in rank order', async () => {
+  it('close() then open() in the same task leaves the modal open', TEST, async () => {
+    // The dialog's close event is queued when it closes; it must not close the reopened modal.
+    await withSearch(searchPage(), async (search, tab) => {
+      await handle(tab.page, 'open()');
+      await search.expectOpen(true);
+      const closes = await search.closeEvents();
+      await tab.page.evaluate('window.search.close(); window.search.open()');
+      await search.waitCloseEvents(closes);
+      assert.deepEqual(await search.modal.evaluate((dialog) => [(dialog as HTMLDialogElement).open, dialog.getAttribute('data-open')]), [true, 'true']);
+    });
+  });
+
+  it('searches after the debounce; results in rank order', TEST, async () => {
     await withSearch(searchPage({ debounce: 200 }), async (search, tab) => {
       await handle(tab.page, 'open()');
       await search.type('download invoices');
@@ -102,7 +120,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('waits before searching by default (1000 ms debounce): no request right after typing', async () => {
+  it('waits before searching by default (1000 ms debounce): no request right after typing', TEST, async () => {
     await withSearch(searchPage(), async (search, tab) => {
       await handle(tab.page, 'open()');
       await search.input.waitFor({ state: 'visible', timeout: WAIT });
@@ -114,7 +132,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('inline: renders a search box into its target', async () => {
+  it('inline: renders a search box into its target', TEST, async () => {
     const url = searchPage({ variant: 'inline', target: '#slot', debounce: 200 }, { html: '<h1>Docs</h1><div id="slot"></div>' });
     await withSearch(url, async (search, tab) => {
       assert.equal(await tab.page.locator('#slot [data-lore-widget="search"]').count(), 1);
@@ -124,7 +142,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('inline with trigger = an existing input: results appear after that input', async () => {
+  it('inline with trigger = an existing input: results appear after that input', TEST, async () => {
     const url = searchPage({ variant: 'inline', trigger: '#q', debounce: 200 }, { html: '<form><input id="q" type="search" aria-label="Search docs"></form><p id="after">Below</p>' });
     await withSearch(url, async (search, tab) => {
       assert.equal(await search.button.count(), 0, 'no SDK search box');
@@ -140,7 +158,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('summary: streamed above the results when enabled', async () => {
+  it('summary: streamed above the results when enabled', TEST, async () => {
     await withSearch(searchPage({ summary: true, debounce: 200 }), async (search, tab) => {
       await handle(tab.page, 'open()');
       await search.input.waitFor({ state: 'visible', timeout: WAIT });
@@ -157,7 +175,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('summary citation markers link to their source; a click is tracked with source summary', async () => {
+  it('summary citation markers link to their source; a click is tracked with source summary', TEST, async () => {
     await withSearch(searchPage({ summary: true, debounce: 200 }), async (search, tab) => {
       const { bodies } = await captureEvents(tab.page);
       await handle(tab.page, 'open()');
@@ -176,7 +194,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('no summary with summary: false (a search widget’s config has it on by default)', async () => {
+  it('no summary with summary: false (a search widget’s config has it on by default)', TEST, async () => {
     await withSearch(searchPage({ debounce: 200, summary: false }), async (search, tab) => {
       let summaries = 0;
       tab.page.on('request', (r) => { if (r.url().includes('/summarize?')) summaries++; });
@@ -188,7 +206,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('a result click sends a click event with url, rank and source', async () => {
+  it('a result click sends a click event with url, rank and source', TEST, async () => {
     await withSearch(searchPage({ debounce: 200 }), async (search, tab) => {
       const { bodies, answers } = await captureEvents(tab.page);
       await handle(tab.page, 'open()');
@@ -209,7 +227,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
   });
 
-  it('thumbnails with show_result_thumbnails', async () => {
+  it('thumbnails with show_result_thumbnails', TEST, async () => {
     await withSearch(searchPage({ debounce: 200, show_result_thumbnails: true }), async (search, tab) => {
       await handle(tab.page, 'open()');
       await search.type('reset password');
