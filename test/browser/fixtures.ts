@@ -1,9 +1,11 @@
 // Real-Chromium test fixtures (DocSearch's e2e/fixtures.ts style): one browser and one Lore
 // server per test file, host pages on a second origin with a strict CSP, and small helpers
 // that wait for the page instead of sleeping.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { constantEmbedder, MASTER_KEY, startServer, type TestServer } from '../helpers.js';
 
@@ -302,6 +304,18 @@ export async function withPage<T>(browser: Browser, url: string, options: Browse
     const result = await fn(tab);
     await tab.assertClean();
     return result;
+  } catch (error) {
+    // Keep what the page looked like, and what went wrong on it, for the failure report.
+    const path = fileURLToPath(new URL(`../../test-results/failures/${basename(process.argv[1] ?? 'test', '.test.ts')}-${Date.now()}.png`, import.meta.url));
+    mkdirSync(dirname(path), { recursive: true });
+    const saved = await tab.page.screenshot({ path }).then(() => true, () => false);
+    const problems = await tab.problems().catch(() => []);
+    const note = `${saved ? `\n(page screenshot: ${path})` : ''}${problems.length ? `\n(page problems: ${problems.join(' | ')})` : ''}`;
+    if (error instanceof Error) {
+      error.message += note;
+      error.stack = `${error.stack}${note}`;
+    }
+    throw error;
   } finally {
     await tab.close();
   }

@@ -1,11 +1,12 @@
 // Screenshots for human review (not compared): the chat open with an answer and the search
 // modal open with results and a summary, light and dark, desktop (1280×800) and 375 px wide.
 // Saved to test-results/screenshots/ (gitignored); the paths are printed.
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { browserSkip, TEST, js, launchBrowser, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, eventually, js, launchBrowser, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
 import { ChatWidget, SearchWidget } from './pageObjects.js';
 
 const OUT = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
@@ -56,6 +57,11 @@ describe('browser: screenshots', { skip: browserSkip }, () => {
         });
         await withPage(browser, url, { viewport, colorScheme: theme }, async (tab) => {
           const shot = async (name: string) => {
+            // Thumbnails load lazily: wait for every visible widget image to be decoded.
+            await eventually(async () => assert.deepEqual(await tab.page.evaluate(() => Array.from(document.querySelectorAll('[data-lore-widget]'))
+              .flatMap((host) => Array.from(host.shadowRoot!.querySelectorAll('img')))
+              .filter((img) => img.getClientRects().length > 0 && !(img.complete && img.naturalWidth > 0))
+              .map((img) => img.src)), [], 'images still loading'));
             const path = `${OUT}${name}-${theme}-${size}.png`;
             await tab.page.screenshot({ path, animations: 'disabled', caret: 'hide' });
             t.diagnostic(`screenshot: ${path}`);
