@@ -2,8 +2,8 @@
 // strict CSP; driven through the data-lore markers of docs/WIDGET.md.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type WidgetRef } from './fixtures.js';
+import type { Browser, Page } from 'playwright-core';
+import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type PageOptions, type WidgetRef } from './fixtures.js';
 import { ChatWidget } from './pageObjects.js';
 
 const PROMPTS = ['How do I reset my password?', 'What does the Enterprise plan include?'];
@@ -20,7 +20,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
     lore.site.page({ ...page, script: `window.chat = ServiceSdk.chat(${js(page.key ?? widget.key)}, ${js(options)}).mount();\n${page.extra ?? ''}` });
 
   /** Opens `url`, waits for the widget, runs `fn`, then checks the page stayed clean. */
-  const withChat = (url: string, fn: (chat: ChatWidget, tab: Opened) => Promise<void>, options: BrowserContextOptions & { allow?: RegExp[] } = {}) =>
+  const withChat = (url: string, fn: (chat: ChatWidget, tab: Opened) => Promise<void>, options: PageOptions = {}) =>
     withPage(browser, url, options, async (tab) => {
       const chat = new ChatWidget(tab.page);
       await chat.waitMounted();

@@ -280,10 +280,14 @@ export interface Opened extends Watched {
   close(): Promise<void>;
 }
 
+/** Context options, plus console errors to `allow` and a script to run first in every page (`init`). */
+export type PageOptions = BrowserContextOptions & { allow?: RegExp[]; init?: string };
+
 /** A fresh context and page at `url`, watched for problems (see `watch`). */
-export async function openPage(browser: Browser, url: string, options: BrowserContextOptions & { allow?: RegExp[] } = {}): Promise<Opened> {
-  const { allow, ...contextOptions } = options;
+export async function openPage(browser: Browser, url: string, options: PageOptions = {}): Promise<Opened> {
+  const { allow, init, ...contextOptions } = options;
   const context = await newContext(browser, contextOptions);
+  if (init) await context.addInitScript(init);
   const watched = await watch(context, allow);
   await watched.page.goto(url);
   return {
@@ -298,7 +302,7 @@ export async function openPage(browser: Browser, url: string, options: BrowserCo
 }
 
 /** Runs `fn` on a fresh page at `url`, then asserts the page stayed clean; always closes it. */
-export async function withPage<T>(browser: Browser, url: string, options: BrowserContextOptions & { allow?: RegExp[] }, fn: (tab: Opened) => Promise<T>): Promise<T> {
+export async function withPage<T>(browser: Browser, url: string, options: PageOptions, fn: (tab: Opened) => Promise<T>): Promise<T> {
   const tab = await openPage(browser, url, options);
   try {
     const result = await fn(tab);

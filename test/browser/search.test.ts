@@ -2,8 +2,8 @@
 // with a strict CSP; driven through the data-lore markers of docs/WIDGET.md.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { browserSkip, TEST, captureEvents, eventually, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type WidgetRef } from './fixtures.js';
+import type { Browser, Page } from 'playwright-core';
+import { browserSkip, TEST, captureEvents, eventually, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type PageOptions, type WidgetRef } from './fixtures.js';
 import { SearchWidget } from './pageObjects.js';
 
 describe('browser: search widget', { skip: browserSkip }, () => {
@@ -15,7 +15,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
   const searchPage = (options: Record<string, unknown> = {}, page: HostPage = {}) =>
     lore.site.page({ ...page, script: `window.search = ServiceSdk.search(${js(widget.key)}, ${js(options)}).mount();` });
 
-  const withSearch = (url: string, fn: (search: SearchWidget, tab: Opened) => Promise<void>, options: BrowserContextOptions & { allow?: RegExp[] } = {}) =>
+  const withSearch = (url: string, fn: (search: SearchWidget, tab: Opened) => Promise<void>, options: PageOptions = {}) =>
     withPage(browser, url, options, async (tab) => {
       const search = new SearchWidget(tab.page);
       await search.waitMounted();
@@ -23,13 +23,6 @@ describe('browser: search widget', { skip: browserSkip }, () => {
     });
 
   const handle = (page: Page, call: string) => page.evaluate(`window.search.${call}`);
-
-  /** Counts the page's GET …/search requests from now on. */
-  const countSearches = (page: Page) => {
-    const seen = { count: 0 };
-    page.on('request', (r) => { if (/\/widgets\/[^/]+\/search\?/.test(r.url())) seen.count++; });
-    return seen;
-  };
 
   /** Whether the deepest focused element is inside the search widget. */
   const focusInWidget = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-lore-widget') === 'search');
@@ -121,15 +114,18 @@ describe('browser: search widget', { skip: browserSkip }, () => {
   });
 
   it('waits before searching by default (1000 ms debounce): no request right after typing', TEST, async () => {
-    await withSearch(searchPage(), async (search, tab) => {
+    // Counted in the page, as fetch is called: no wait for the request to reach the test.
+    const init = `const f = window.fetch; window.__searches = 0;
+      window.fetch = function (input, ...rest) { if (/\\/search\\?/.test(String(input instanceof Request ? input.url : input))) window.__searches++; return f.call(this, input, ...rest); };`;
+    await withSearch(searchPage({ summary: false }), async (search, tab) => {
+      const searches = () => tab.page.evaluate(() => (window as any).__searches as number);
       await handle(tab.page, 'open()');
       await search.input.waitFor({ state: 'visible', timeout: WAIT });
-      const searches = countSearches(tab.page);
       await search.type('export');
-      assert.equal(searches.count, 0, 'no search request right after typing');
+      assert.equal(await searches(), 0, 'no search request right after typing');
       assert.match((await search.resultTitles())[0]!, /Export your data/);
-      assert.equal(searches.count, 1, 'one request once the debounce elapsed');
-    });
+      assert.equal(await searches(), 1, 'one request once the debounce elapsed');
+    }, { init });
   });
 
   it('inline: renders a search box into its target', TEST, async () => {
