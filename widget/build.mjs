@@ -2,16 +2,39 @@
 // and widget/src/analytics.ts → widget/dist/v1/service-analytics.js (global ServiceAnalytics).
 // One minified IIFE per script, no chunks, so each loads with a single <script> tag.
 // `node widget/build.mjs --sizes` also prints the gzip size of each script.
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+const target = ['chrome100', 'firefox100', 'safari15.4'];
 export const scripts = [
   { entry: 'src/service.ts', out: 'dist/v1/service.js', budget: 30 * 1024 },
   { entry: 'src/analytics.ts', out: 'dist/v1/service-analytics.js', budget: 2 * 1024 },
 ];
+
+/**
+ * The widgets' stylesheets are plain template literals (`export const NAME_CSS = `…`;`, no
+ * `${}`), written readable; the CSS minifier shortens them in the bundle (a literal it cannot
+ * take, or a CSS warning, fails the build).
+ */
+const minifyCss = {
+  name: 'minify-css',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]ui[\\/][^\\/]+\.ts$/ }, async ({ path }) => {
+      let source = await readFile(path, 'utf8');
+      for (const m of [...source.matchAll(/^(export const \w+_CSS = )`([^`]*)`;$/gm)].reverse()) {
+        if (m[2].includes('${') || m[2].includes('\\')) throw new Error(`${path}: ${m[1]}… must be a plain template literal (no \${} or escapes)`);
+        const { code, warnings } = await transform(m[2], { loader: 'css', minify: true, target, charset: 'utf8', logLevel: 'silent' });
+        if (warnings.length) throw new Error(`${path}: ${m[1]}…: ${warnings.map((w) => w.text).join('; ')}`);
+        source = source.slice(0, m.index) + m[1] + JSON.stringify(code.trim()) + ';' + source.slice(m.index + m[0].length);
+      }
+      return { contents: source, loader: 'ts' };
+    });
+  },
+};
 
 await Promise.all(scripts.map(({ entry, out }) => build({
   absWorkingDir: root,
@@ -20,10 +43,11 @@ await Promise.all(scripts.map(({ entry, out }) => build({
   bundle: true,
   minify: true,
   format: 'iife',
-  target: ['chrome100', 'firefox100', 'safari15.4'],
+  target,
   legalComments: 'none',
   charset: 'utf8',
   logLevel: 'warning',
+  plugins: [minifyCss],
 })));
 
 // Non-English UI strings are fetched per locale (service.js stays small): one JSON file each.

@@ -1,11 +1,13 @@
-import { scriptBase } from './core/api.js';
-import { createHeadless, type HeadlessClient } from './core/headless.js';
+// Import order = module order in the bundle: the libraries (markdown.ts pulls DOMPurify and
+// streaming-markdown) come first, so our modules sit together and compress better.
 import { markdown } from './core/markdown.js';
+import { scriptBase } from './core/api.js';
 import type { MountOptions, SharedOptions } from './core/options.js';
-import { CHAT_CSS, createChat } from './ui/chat.js';
 import { createHandle, type ChatHandle, type SearchHandle } from './ui/handle.js';
-import { createSearch, SEARCH_CSS } from './ui/search.js';
-import { BASE_CSS } from './ui/styles.js';
+import { createHeadless, type HeadlessClient } from './core/headless.js';
+import { createChat } from './ui/chat.js';
+import { createSearch } from './ui/search.js';
+import { BASE_CSS, CHAT_CSS, SEARCH_CSS } from './ui/styles.js';
 
 declare global {
   interface Window {

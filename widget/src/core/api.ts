@@ -30,7 +30,7 @@ export interface Api {
   beacon(path: string, body: unknown): void;
 }
 
-const KEY = /^[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{1,64}$/;
+const KEY = /^[\w-]{1,64}\/[\w-]{1,64}$/;
 
 /**
  * The widget API of one Lore instance (`base`, its origin) for one widget `key`. `token` is an
@@ -43,10 +43,8 @@ export function createApi(base: string, key: string, token?: string): Api {
 
   const url = (path: string, query?: Query) => {
     const target = new URL(root + path);
-    for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined && value !== null) target.searchParams.set(name, String(value));
-    }
-    return target.toString();
+    for (const [name, value] of Object.entries(query ?? {})) if (value != null) target.searchParams.set(name, String(value));
+    return target.href;
   };
 
   const send = async (method: string, path: string, options: { query?: Query; body?: unknown; signal?: AbortSignal }, accept: string) => {
@@ -58,7 +56,7 @@ export function createApi(base: string, key: string, token?: string): Api {
       response = await fetch(url(path, options.query), {
         method,
         headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        body: JSON.stringify(options.body), // undefined without a body
         signal: options.signal,
         credentials: 'omit',
       });

@@ -109,12 +109,13 @@ export function createHeadless(base: string, key: string, options: SharedOptions
     async chat(text, chat = {}) {
       const reply: ChatReply = { text: '', conversationId: chat.conversationId ?? '', answerId: '', sources: [], actions: [] };
       chat.onStatus?.('searching');
+      const context = pageContext(options.context);
       const body = {
         message: text,
         conversation_id: chat.conversationId ?? null,
         stream: true,
-        ...(user ? { user: user.hash ? user : { id: user.id } } : {}),
-        ...(pageContext(options.context) ? { context: pageContext(options.context) } : {}),
+        ...(user && { user }),
+        ...(context && { context }),
       };
       try {
         const headers = await api.stream('POST', '/chat', {
@@ -134,27 +135,19 @@ export function createHeadless(base: string, key: string, options: SharedOptions
     },
 
     async summarize(text, summary = {}) {
-      let full = '';
-      const sources: Source[] = [];
+      // The same events as a chat answer (text_delta, citation); summary has only those callbacks.
+      const reply = { text: '', answerId: '', sources: [], actions: [] };
       try {
         await api.stream('GET', '/summarize', {
           query: { query: text, stream: true },
           signal: summary.signal,
-          onEvent(event) {
-            if (event.type === 'text_delta' && typeof event.delta === 'string') {
-              full += event.delta;
-              summary.onToken?.(event.delta, full);
-            } else if (event.type === 'citation' && isSource(event.citation)) {
-              sources.push(event.citation);
-              summary.onSource?.(event.citation);
-            }
-          },
+          onEvent: (event) => onChatEvent(event, reply, summary),
         });
       } catch (error) {
         if (error instanceof ApiError && error.status === 402) return { summarized: false, text: '', sources: [] };
         throw error;
       }
-      return { summarized: full.trim() !== '', text: full, sources };
+      return { summarized: reply.text.trim() !== '', text: reply.text, sources: reply.sources };
     },
 
     trackEvent(name, detail = {}) {
@@ -164,7 +157,7 @@ export function createHeadless(base: string, key: string, options: SharedOptions
         rank: Number.isInteger(detail.rank) ? detail.rank : null,
         source: detail.source ?? null,
         session_id: sessionId,
-        ...(detail.answerId ? { answer_id: detail.answerId } : {}),
+        ...(detail.answerId && { answer_id: detail.answerId }),
       });
     },
 
@@ -199,7 +192,7 @@ export function createHeadless(base: string, key: string, options: SharedOptions
   };
 }
 
-function onChatEvent(event: StreamEvent, reply: ChatReply, chat: ChatOptions): void {
+function onChatEvent(event: StreamEvent, reply: Pick<ChatReply, 'text' | 'answerId' | 'sources' | 'actions'>, chat: ChatOptions): void {
   switch (event.type) {
     case 'status':
       if (typeof event.status === 'string') chat.onStatus?.(event.status as ChatStatus);
@@ -231,11 +224,11 @@ function onChatEvent(event: StreamEvent, reply: ChatReply, chat: ChatOptions): v
 }
 
 function isSource(value: unknown): value is Source {
-  const source = value as Source | null;
-  return typeof source === 'object' && source !== null && typeof source.title === 'string' && typeof source.url === 'string';
+  return typeof (value as Source)?.title === 'string' && typeof (value as Source).url === 'string';
 }
 
 function validUser(user: VisitorUser | null | undefined): VisitorUser | null {
-  if (!user || typeof user.id !== 'string' || user.id === '') return null;
-  return typeof user.hash === 'string' && user.hash !== '' ? { id: user.id, hash: user.hash } : { id: user.id };
+  const { id, hash } = user ?? {};
+  if (typeof id !== 'string' || !id) return null;
+  return typeof hash === 'string' && hash ? { id, hash } : { id };
 }

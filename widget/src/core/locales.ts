@@ -62,12 +62,9 @@ const en: Strings = {
 /** English is built in; the other locales' strings are fetched when needed (build.mjs writes them). */
 export const ENGLISH = en;
 
-/** Browser language tags that name a UI locale under another tag. */
+/** Browser language tags that name a UI locale under another tag (a locale's own tag matches it in any case). */
 const ALIASES: Record<string, Locale> = {
-  'zh': 'zh-Hans', 'zh-cn': 'zh-Hans', 'zh-sg': 'zh-Hans', 'zh-hans': 'zh-Hans',
-  'zh-tw': 'zh-Hant', 'zh-hant': 'zh-Hant',
-  'zh-hk': 'zh-HK', 'zh-mo': 'zh-HK',
-  'pt': 'pt-BR', 'pt-pt': 'pt-BR', 'pt-br': 'pt-BR',
+  'zh': 'zh-Hans', 'zh-cn': 'zh-Hans', 'zh-sg': 'zh-Hans', 'zh-tw': 'zh-Hant', 'zh-mo': 'zh-HK', 'pt': 'pt-BR', 'pt-pt': 'pt-BR',
 };
 
 /** The UI locale for one language tag (`de-AT` → `de`, `zh-TW` → `zh-Hant`), or undefined. */
@@ -79,9 +76,8 @@ export function matchLocale(tag: string | undefined | null): Locale | undefined 
   const candidates = [lower, parts.slice(0, 2).join('-'), parts[0]!];
   if (parts[0] === 'zh' && parts.length > 2) candidates.unshift(`zh-${parts[2]}`);
   for (const candidate of candidates) {
-    if (ALIASES[candidate]) return ALIASES[candidate];
-    const exact = LOCALES.find((locale) => locale.toLowerCase() === candidate);
-    if (exact) return exact;
+    const locale = ALIASES[candidate] ?? LOCALES.find((l) => l.toLowerCase() === candidate);
+    if (locale) return locale;
   }
   return undefined;
 }
@@ -122,5 +118,5 @@ export function loadStrings(base: string, locale: Locale): Promise<Strings> {
 
 /** A lookup in `strings`, with `{name}` placeholders filled by `t(key, {name})`. */
 export function translator(strings: Strings): (key: keyof Strings, values?: Record<string, string>) => string {
-  return (key, values) => (strings[key] ?? en[key]).replace(/\{(\w+)\}/g, (_, name: string) => values?.[name] ?? '');
+  return (key, values) => strings[key].replace(/\{(\w+)\}/g, (_, name: string) => values?.[name] ?? '');
 }

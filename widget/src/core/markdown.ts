@@ -1,5 +1,5 @@
-import DOMPurify from 'dompurify';
 import * as smd from 'streaming-markdown';
+import DOMPurify from 'dompurify';
 
 // An inert document: elements built here load nothing (no image requests, no scripts).
 let inert: Document | undefined;
@@ -18,14 +18,14 @@ function sanitizer(): ReturnType<typeof DOMPurify> {
   return purifier;
 }
 
-const T = smd.Token;
+// The library's token constants (not its Token object, which would then be bundled too).
 const TAGS: Partial<Record<smd.Token, string>> = {
-  [T.Blockquote]: 'blockquote', [T.Paragraph]: 'p', [T.Line_Break]: 'br', [T.Rule]: 'hr',
-  [T.Heading_1]: 'h1', [T.Heading_2]: 'h2', [T.Heading_3]: 'h3', [T.Heading_4]: 'h4', [T.Heading_5]: 'h5', [T.Heading_6]: 'h6',
-  [T.Italic_Ast]: 'em', [T.Italic_Und]: 'em', [T.Strong_Ast]: 'strong', [T.Strong_Und]: 'strong', [T.Strike]: 's',
-  [T.Code_Inline]: 'code', [T.Link]: 'a', [T.Raw_URL]: 'a', [T.Image]: 'img',
-  [T.List_Unordered]: 'ul', [T.List_Ordered]: 'ol', [T.List_Item]: 'li', [T.Table]: 'table', [T.Table_Row]: 'tr',
-  [T.Equation_Block]: 'code', [T.Equation_Inline]: 'code', [T.Checkbox]: 'span',
+  [smd.BLOCKQUOTE]: 'blockquote', [smd.PARAGRAPH]: 'p', [smd.LINE_BREAK]: 'br', [smd.RULE]: 'hr',
+  [smd.HEADING_1]: 'h1', [smd.HEADING_2]: 'h2', [smd.HEADING_3]: 'h3', [smd.HEADING_4]: 'h4', [smd.HEADING_5]: 'h5', [smd.HEADING_6]: 'h6',
+  [smd.ITALIC_AST]: 'em', [smd.ITALIC_UND]: 'em', [smd.STRONG_AST]: 'strong', [smd.STRONG_UND]: 'strong', [smd.STRIKE]: 's',
+  [smd.CODE_INLINE]: 'code', [smd.LINK]: 'a', [smd.RAW_URL]: 'a', [smd.IMAGE]: 'img',
+  [smd.LIST_UNORDERED]: 'ul', [smd.LIST_ORDERED]: 'ol', [smd.LIST_ITEM]: 'li', [smd.TABLE]: 'table', [smd.TABLE_ROW]: 'tr',
+  [smd.EQUATION_BLOCK]: 'code', [smd.EQUATION_INLINE]: 'code', [smd.CHECKBOX]: 'span',
 };
 
 /**
@@ -35,18 +35,18 @@ const TAGS: Partial<Record<smd.Token, string>> = {
 function renderer(root: HTMLElement): smd.Default_Renderer {
   const doc = root.ownerDocument;
   return {
-    data: { nodes: [root, root, root, root, root, root], index: 0 },
+    data: { nodes: [root], index: 0 },
     add_token(data, type) {
-      if (type === T.Document) return;
+      if (type === smd.DOCUMENT) return;
       let parent = data.nodes[data.index]!;
       let tag = TAGS[type];
-      if (type === T.Code_Block || type === T.Code_Fence) {
+      if (type === smd.CODE_BLOCK || type === smd.CODE_FENCE) {
         parent = parent.appendChild(doc.createElement('pre'));
         tag = 'code';
-      } else if (type === T.Table_Row) {
+      } else if (type === smd.TABLE_ROW) {
         const section = parent.children.length === 0 ? 'thead' : parent.children.length === 1 ? 'tbody' : '';
         parent = section ? parent.appendChild(doc.createElement(section)) : (parent.children[1] as HTMLElement);
-      } else if (type === T.Table_Cell) {
+      } else if (type === smd.TABLE_CELL) {
         tag = parent.parentElement?.tagName === 'THEAD' ? 'th' : 'td';
       }
       data.nodes[++data.index] = parent.appendChild(doc.createElement(tag ?? 'span'));
@@ -77,7 +77,7 @@ export function markdown(text: unknown, options: MarkdownOptions = {}): string {
   inert ??= document.implementation.createHTMLDocument('');
   const root = inert.createElement('div');
   const parser = smd.parser(renderer(root));
-  smd.parser_write(parser, typeof text === 'string' ? text : String(text ?? ''));
+  smd.parser_write(parser, String(text ?? ''));
   smd.parser_end(parser);
   return sanitizer().sanitize(root.innerHTML, {
     FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'svg', 'math', ...(options.images === false ? ['img'] : [])],

@@ -45,7 +45,14 @@ export interface MountOptions extends SharedOptions, Partial<Omit<WidgetConfig, 
 /** The effective settings of a mounted widget: config, overridden by the caller's options. */
 export type Settings = WidgetConfig & Omit<MountOptions, keyof WidgetConfig>;
 
-export const LIMITS = { prompts: 6, promptLength: 100, prefill: 280, width: { min: 280, max: 720, default: 380 }, debounce: 1000 } as const;
+/** Limits of SPEC.md: prompts (count, length), prefill length, sidebar width (default, range), debounce default. */
+const MAX_PROMPTS = 6;
+const PROMPT_LENGTH = 100;
+export const PREFILL_LENGTH = 280;
+const WIDTH = 380;
+const MIN_WIDTH = 280;
+const MAX_WIDTH = 720;
+const DEBOUNCE = 1000;
 
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 
@@ -55,22 +62,23 @@ const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
  */
 export function mergeSettings(config: WidgetConfig, options: MountOptions): Settings {
   const merged: Settings = { ...config };
-  for (const [name, value] of Object.entries(options) as [keyof MountOptions, unknown][]) {
-    if (value === undefined || (name as string) === 'branding' || (name as string) === 'type' || (name as string) === 'name') continue;
-    (merged as unknown as Record<string, unknown>)[name] = value;
+  for (const [name, value] of Object.entries(options)) {
+    if (value !== undefined && name !== 'branding' && name !== 'type' && name !== 'name') (merged as unknown as Record<string, unknown>)[name] = value;
   }
-  merged.branding = config.branding;
-  const pick = <T>(value: unknown, ok: (v: unknown) => boolean, fallback: T): T => (ok(value) ? (value as T) : fallback);
-  merged.accent_light = pick(merged.accent_light, (v) => typeof v === 'string' && HEX.test(v), config.accent_light);
-  merged.accent_dark = pick(merged.accent_dark, (v) => typeof v === 'string' && HEX.test(v), config.accent_dark);
-  merged.theme = pick(merged.theme, (v) => v === 'auto' || v === 'light' || v === 'dark', config.theme);
-  merged.debounce = pick(merged.debounce, (v) => typeof v === 'number' && v >= 0 && v <= 10_000, config.debounce ?? LIMITS.debounce);
+  const check = <K extends keyof WidgetConfig>(name: K, ok: (value: unknown) => boolean, fallback = config[name]) => {
+    if (!ok(merged[name])) merged[name] = fallback;
+  };
+  const hex = (value: unknown) => typeof value === 'string' && HEX.test(value);
+  check('accent_light', hex);
+  check('accent_dark', hex);
+  check('theme', (v) => v === 'auto' || v === 'light' || v === 'dark');
+  check('debounce', (v) => typeof v === 'number' && v >= 0 && v <= 10_000, config.debounce ?? DEBOUNCE);
   merged.prompts = (Array.isArray(merged.prompts) ? merged.prompts : [])
     .filter((p): p is string => typeof p === 'string' && p.trim() !== '')
-    .slice(0, LIMITS.prompts)
-    .map((p) => p.slice(0, LIMITS.promptLength));
-  const width = Number(merged.width ?? LIMITS.width.default);
-  merged.width = Math.min(LIMITS.width.max, Math.max(LIMITS.width.min, Number.isFinite(width) ? width : LIMITS.width.default));
+    .slice(0, MAX_PROMPTS)
+    .map((p) => p.slice(0, PROMPT_LENGTH));
+  const width = Number(merged.width ?? WIDTH);
+  merged.width = Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, Number.isFinite(width) ? width : WIDTH));
   merged.side = merged.side === 'left' ? 'left' : 'right';
   return merged;
 }

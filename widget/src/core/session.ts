@@ -7,7 +7,7 @@ const STORAGE_KEY = 'lore:session';
 export function tabSession(): string {
   try {
     const stored = sessionStorage.getItem(STORAGE_KEY);
-    if (stored && /^[A-Za-z0-9_-]{1,64}$/.test(stored)) return stored;
+    if (stored && /^[\w-]{1,64}$/.test(stored)) return stored;
     const id = newId();
     sessionStorage.setItem(STORAGE_KEY, id);
     return id;

@@ -1,6 +1,6 @@
 import type { Action, ChatReply, ChatStatus, Source } from '../core/headless.js';
 import { markdown } from '../core/markdown.js';
-import { h, icon, linkCitations, safeUrl } from './dom.js';
+import { h, iconButton, renderAnswer, safeUrl } from './dom.js';
 import type { WidgetContext } from './handle.js';
 
 /** An assistant message while its reply streams; the chat shell feeds it the client's callbacks. */
@@ -27,7 +27,7 @@ export const userMessage = (text: string) =>
 export function greeting(text: string): HTMLElement {
   const bubble = h('div', { class: 'bub md' });
   bubble.innerHTML = markdown(text, { images: false });
-  return h('div', { class: 'msg bot', lore: 'greeting' }, bubble);
+  return h('div', { class: 'msg', lore: 'greeting' }, bubble);
 }
 
 /**
@@ -42,7 +42,7 @@ export function assistantMessage(context: WidgetContext, changed: () => void): P
   const label = h('span', { text: t('thinking') });
   const wait = h('div', { class: 'wait', role: 'status' }, h('i'), h('i'), h('i'), label);
   const answer = h('div', { class: 'bub md', lore: 'answer' });
-  const el = h('div', { class: 'msg bot', lore: 'message', 'data-role': 'assistant', 'data-state': 'streaming' }, wait, answer);
+  const el = h('div', { class: 'msg', lore: 'message', 'data-role': 'assistant', 'data-state': 'streaming' }, wait, answer);
   const sources: Source[] = [];
   let text = '';
   let frame = 0;
@@ -52,8 +52,7 @@ export function assistantMessage(context: WidgetContext, changed: () => void): P
 
   const render = () => {
     frame = 0;
-    answer.innerHTML = markdown(text, { images });
-    linkCitations(answer, new Map(sources.map((source, i) => [source.ref ?? i + 1, source])));
+    renderAnswer(answer, text, sources, images);
     changed();
   };
   const finish = (state: string) => {
@@ -88,19 +87,20 @@ export function assistantMessage(context: WidgetContext, changed: () => void): P
     const note = h('span', { class: 'thx', role: 'status' });
     let sent = '';
     const button = (name: string, lore: string, glyph: 'up' | 'down', key: 'helpful' | 'notHelpful') => {
-      const b = h('button', { class: 'iconbtn', lore, 'aria-pressed': 'false', 'aria-label': t(key), title: t(key) }, icon(glyph));
-      b.onclick = () => {
-        if (sent === name) return;
-        sent = name;
-        for (const other of row.querySelectorAll('button')) other.setAttribute('aria-pressed', String(other === b));
-        client.trackEvent(name, { answerId, url: location.href, source: 'chat' });
-        note.textContent = t('thanks');
-      };
+      const b = iconButton(t(key), glyph, {
+        lore, 'aria-pressed': 'false',
+        onclick() {
+          if (sent === name) return;
+          sent = name;
+          for (const other of buttons) other.setAttribute('aria-pressed', String(other === b));
+          client.trackEvent(name, { answerId, url: location.href, source: 'chat' });
+          note.textContent = t('thanks');
+        },
+      });
       return b;
     };
-    const row = h('div', { class: 'fb' });
-    row.append(button('thumbs_up', 'feedback-up', 'up', 'helpful'), button('thumbs_down', 'feedback-down', 'down', 'notHelpful'), note);
-    return row;
+    const buttons = [button('thumbs_up', 'feedback-up', 'up', 'helpful'), button('thumbs_down', 'feedback-down', 'down', 'notHelpful')];
+    return h('div', { class: 'fb' }, ...buttons, note);
   };
 
   return {

@@ -1,21 +1,24 @@
+import type { Source } from '../core/headless.js';
+import { markdown } from '../core/markdown.js';
+
 type Child = Node | string | null | undefined | false;
 type Props = Record<string, unknown>;
 
 /**
  * Creates an element: `lore` sets `data-lore` (the DOM contract of docs/WIDGET.md), `text` the
- * text content, `on<event>` functions become listeners, `false`/`null`/`undefined` values are
- * skipped, every other prop is an attribute. Never sets inline styles (strict CSP).
+ * text content, `on<event>` functions (event name in lower case) become listeners,
+ * `false`/`null`/`undefined` values are skipped, every other prop is an attribute. Never sets
+ * inline styles (strict CSP).
  */
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (name === 'lore') element.setAttribute('data-lore', String(value));
-    else if (name === 'text') element.textContent = String(value);
-    else if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value as EventListener);
-    else element.setAttribute(name, value === true ? '' : String(value));
+    if (value === false || value == null) continue;
+    if (name === 'text') element.textContent = value as string;
+    else if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), value as EventListener);
+    else element.setAttribute(name === 'lore' ? 'data-lore' : name, value === true ? '' : (value as string));
   }
-  for (const child of children) if (child !== null && child !== undefined && child !== false) element.append(child);
+  for (const child of children) if (child != null && child !== false) element.append(child);
   return element;
 }
 
@@ -34,31 +37,31 @@ const ICONS = {
 
 /** A stroked 24×24 icon, hidden from assistive technology (its button carries the label). */
 export function icon(name: keyof typeof ICONS): SVGSVGElement {
-  const ns = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('viewBox', '0 0 24 24');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.setAttribute('class', 'icon');
-  const path = document.createElementNS(ns, 'path');
-  path.setAttribute('d', ICONS[name]);
-  svg.append(path);
+  const svg = svgElement('svg', { viewBox: '0 0 24 24', 'aria-hidden': 'true', class: 'icon' });
+  svg.append(svgElement('path', { d: ICONS[name] }));
   return svg;
 }
 
-const sheets = new Map<string, CSSStyleSheet | null>();
+function svgElement<K extends keyof SVGElementTagNameMap>(tag: K, attributes: Record<string, string>): SVGElementTagNameMap[K] {
+  const element = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const name in attributes) element.setAttribute(name, attributes[name]!);
+  return element;
+}
 
-function sheet(css: string): CSSStyleSheet | null {
-  if (!sheets.has(css)) {
-    let made: CSSStyleSheet | null = null;
-    try {
-      made = new CSSStyleSheet();
-      made.replaceSync(css);
-    } catch {
-      made = null;
-    }
+/** An icon button labelled `label` (also its tooltip, unless `props` sets `title: null`). */
+export const iconButton = (label: string, glyph: keyof typeof ICONS, props: Props = {}) =>
+  h('button', { class: 'iconbtn', 'aria-label': label, title: label, ...props }, icon(glyph));
+
+const sheets = new Map<string, CSSStyleSheet>();
+
+function sheet(css: string): CSSStyleSheet {
+  let made = sheets.get(css);
+  if (!made) {
+    made = new CSSStyleSheet();
+    made.replaceSync(css);
     sheets.set(css, made);
   }
-  return sheets.get(css)!;
+  return made;
 }
 
 /**
@@ -67,12 +70,15 @@ function sheet(css: string): CSSStyleSheet | null {
  * them get a <style> element instead.
  */
 export function createHost(kind: 'chat' | 'search', css: string[]): { host: HTMLElement; root: ShadowRoot } {
-  const host = document.createElement('div');
-  host.setAttribute('data-lore-widget', kind);
+  const host = h('div', { 'data-lore-widget': kind });
   const root = host.attachShadow({ mode: 'open' });
-  const adopted = css.map(sheet);
-  if (adopted.every((s): s is CSSStyleSheet => s !== null) && 'adoptedStyleSheets' in root) root.adoptedStyleSheets = adopted;
-  else root.append(h('style', { text: css.join('\n') }));
+  try {
+    // `new CSSStyleSheet()` throws where stylesheets cannot be constructed (Safari before 16.4).
+    if (!('adoptedStyleSheets' in root)) throw new Error();
+    root.adoptedStyleSheets = css.map(sheet);
+  } catch {
+    root.append(h('style', { text: css.join('\n') }));
+  }
   return { host, root };
 }
 
@@ -83,7 +89,7 @@ export function createHost(kind: 'chat' | 'search', css: string[]): { host: HTML
 export function applyTheme(host: HTMLElement, settings: { theme: string; accent_light: string; accent_dark: string }): () => void {
   const query = window.matchMedia?.('(prefers-color-scheme: dark)');
   const update = () => {
-    const dark = settings.theme === 'dark' || (settings.theme === 'auto' && query?.matches === true);
+    const dark = settings.theme === 'dark' || (settings.theme === 'auto' && query?.matches);
     host.setAttribute('data-theme', dark ? 'dark' : 'light');
     host.style.setProperty('--lore-accent', dark ? settings.accent_dark : settings.accent_light);
   };
@@ -93,7 +99,7 @@ export function applyTheme(host: HTMLElement, settings: { theme: string; accent_
   return () => query.removeEventListener('change', update);
 }
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), textarea:not([disabled]), select, [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE = 'a[href],:is(button,input,textarea):not([disabled]),select,[tabindex]:not([tabindex="-1"])';
 
 /**
  * Traps Tab and Shift+Tab inside `container` (in a shadow root) and calls `onEscape` on
@@ -108,37 +114,41 @@ export function focusTrap(container: HTMLElement, onEscape: () => void): (event:
     }
     if (event.key !== 'Tab') return;
     const items = [...container.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
-    if (items.length === 0) return;
-    const first = items[0]!;
-    const last = items[items.length - 1]!;
     const active = (container.getRootNode() as ShadowRoot).activeElement;
-    if (event.shiftKey && (active === first || !container.contains(active))) {
+    const [first] = items;
+    const last = items.at(-1);
+    // Shift+Tab on the first item (or from outside) goes to the last one; Tab on the last, to the first.
+    const to = event.shiftKey ? (active === first || !container.contains(active)) && last : active === last && first;
+    if (to) {
       event.preventDefault();
-      last.focus();
-    } else if (!event.shiftKey && active === last) {
-      event.preventDefault();
-      first.focus();
+      to.focus();
     }
   };
 }
 
+/**
+ * Renders the markdown of an answer into `element` (images only when `images`), its `[n]`
+ * citation markers linked to the n-th source (`ref`, else its position from 1).
+ */
+export function renderAnswer(element: HTMLElement, text: string, sources: Source[], images = false): void {
+  element.innerHTML = markdown(text, { images });
+  linkCitations(element, new Map(sources.map((source, i) => [source.ref ?? i + 1, source])));
+}
+
 /** Replaces `[n]` citation markers in the text nodes of `element` with links to `urls[n]`. */
-export function linkCitations(element: HTMLElement, urls: ReadonlyMap<number, { url: string; title: string }>): void {
+function linkCitations(element: HTMLElement, urls: ReadonlyMap<number, Source>): void {
   // streaming-markdown reads a bare `[1]` as a link without href: back to the marker text.
-  for (const link of element.querySelectorAll('a:not([href])')) if (/^\d{1,3}$/.test(link.textContent ?? '')) link.replaceWith(`[${link.textContent}]`);
+  for (const link of element.querySelectorAll('a:not([href])')) if (/^\d{1,3}$/.test(link.textContent!)) link.replaceWith(`[${link.textContent}]`);
   const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
   const nodes: Text[] = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) if (/\[\d{1,3}\]/.test(node.nodeValue ?? '')) nodes.push(node as Text);
+  for (let node; (node = walker.nextNode()); ) if (/\[\d{1,3}\]/.test(node.nodeValue!) && !node.parentElement!.closest('a, code, pre')) nodes.push(node as Text);
   for (const node of nodes) {
-    if (node.parentElement?.closest('a, code, pre')) continue;
-    const parts = (node.nodeValue ?? '').split(/(\[\d{1,3}\])/);
-    node.replaceWith(...parts.map((part) => {
-      const ref = /^\[(\d{1,3})\]$/.exec(part);
-      const source = ref ? urls.get(Number(ref[1])) : undefined;
-      if (!source) return part;
-      return safeUrl(source.url)
-        ? h('a', { class: 'cite', href: safeUrl(source.url), target: '_blank', rel: 'noopener noreferrer', title: source.title, text: ref![1] })
-        : h('sup', { class: 'cite', title: source.title, text: ref![1] });
+    // Odd parts are the numbers of the markers.
+    node.replaceWith(...node.nodeValue!.split(/\[(\d{1,3})\]/).map((part, i) => {
+      const source = i % 2 ? urls.get(+part) : undefined;
+      if (!source) return i % 2 ? `[${part}]` : part;
+      const href = safeUrl(source.url);
+      return h(href ? 'a' : 'sup', { class: 'cite', href, target: href && '_blank', rel: href && 'noopener noreferrer', title: source.title, text: part });
     }));
   }
 }
@@ -148,10 +158,10 @@ export function linkCitations(element: HTMLElement, urls: ReadonlyMap<number, { 
  * else undefined: a `javascript:` or `data:` URL from content never reaches the DOM.
  */
 export function safeUrl(url: unknown): string | undefined {
-  if (typeof url !== 'string' || url.trim() === '') return undefined;
+  if (typeof url !== 'string' || !url.trim()) return undefined;
   try {
     const parsed = new URL(url, location.href);
-    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : undefined;
+    return /^https?:$/.test(parsed.protocol) ? parsed.href : undefined;
   } catch {
     return undefined;
   }

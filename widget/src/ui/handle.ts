@@ -31,6 +31,8 @@ export interface WidgetUi {
   [method: string]: (...args: never[]) => unknown;
 }
 
+const enum State { New, Mounting, Ready, Destroyed }
+
 export type WidgetFactory = (context: WidgetContext) => WidgetUi;
 
 /** The handle of SPEC.md "Handle methods"; imperative methods queue until the widget is ready. */
@@ -66,21 +68,20 @@ export function createHandle<H extends SearchHandle>(
 ): H {
   let ui: WidgetUi | undefined;
   let stopTheme = () => {};
-  let state: 'new' | 'mounting' | 'ready' | 'destroyed' = 'new';
+  let state = State.New;
   const queue: [string, unknown[]][] = [];
   const handlers = new Set<(detail: ActionDetail) => void>();
   const handle: Record<string, (...args: unknown[]) => unknown> = {};
 
   const start = async () => {
     const browser = navigator.languages?.length ? navigator.languages : [navigator.language];
-    // The browser's locale (when supported) loads alongside the config; else the config decides.
-    const early = resolveLocale(browser, 'en');
-    const earlyStrings = loadStrings(base, early);
-    const config = await client.fetchConfig();
-    const settings = mergeSettings(config, options);
+    // The browser's locale (when supported) loads alongside the config (loadStrings keeps it);
+    // else the config decides.
+    void loadStrings(base, resolveLocale(browser, 'en'));
+    const settings = mergeSettings(await client.fetchConfig(), options);
     const locale = resolveLocale(browser, settings.default_language);
-    const strings = await (locale === early ? earlyStrings : loadStrings(base, locale));
-    if (state === 'destroyed') return;
+    const strings = await loadStrings(base, locale);
+    if (state === State.Destroyed) return;
     const { host, root } = createHost(kind, css);
     host.lang = locale;
     stopTheme = applyTheme(host, settings);
@@ -99,32 +100,32 @@ export function createHandle<H extends SearchHandle>(
         }
       },
     });
-    state = 'ready';
+    state = State.Ready;
     for (const [name, args] of queue.splice(0)) call(name, args);
   };
 
   const call = (name: string, args: unknown[]) => {
-    if (state === 'ready') (ui![name] as (...a: unknown[]) => unknown)?.(...args);
-    else if (state !== 'destroyed') queue.push([name, args]);
+    if (state === State.Ready) (ui![name] as (...a: unknown[]) => unknown)?.(...args);
+    else if (state !== State.Destroyed) queue.push([name, args]);
   };
 
   handle.mount = () => {
-    if (state !== 'new') return handle;
+    if (state !== State.New) return handle;
     // SPEC.md: mount() is called once the named nodes exist; a typo should fail here, loudly.
     for (const option of ['target', 'trigger', 'content'] as const) {
       if (options[option] !== undefined) requireElement(String(options[option]), option);
     }
-    state = 'mounting';
+    state = State.Mounting;
     start().catch((error) => {
-      state = 'destroyed';
+      state = State.Destroyed;
       console.error(`Lore: the ${kind} widget could not be mounted.`, error);
     });
     return handle;
   };
   handle.destroy = () => {
-    if (state === 'ready') ui!.destroy();
+    if (state === State.Ready) ui!.destroy();
     stopTheme();
-    state = 'destroyed';
+    state = State.Destroyed;
     queue.length = 0;
   };
   for (const name of methods) handle[name] = (...args: unknown[]) => void call(name, args);

@@ -1,55 +1,9 @@
 import DOMPurify from 'dompurify';
 import type { SearchHit, Source } from '../core/headless.js';
-import { markdown } from '../core/markdown.js';
 import { requireElement } from '../core/options.js';
-import { focusTrap, h, icon, linkCitations, safeUrl } from './dom.js';
+import { focusTrap, h, icon, iconButton, renderAnswer, safeUrl } from './dom.js';
 import type { WidgetFactory } from './handle.js';
 import { speechButton } from './speech.js';
-
-/** Search styles (DocSearch-like): launcher, modal (a top-layer <dialog>), inline panel, hits, summary. */
-export const SEARCH_CSS = `
-:host{display:contents!important}
-.btn{display:inline-flex;align-items:center;gap:8px;height:40px;min-width:220px;padding:0 8px 0 12px;border:1px solid var(--line);border-radius:10px;background:var(--bg2);color:var(--fg2)}
-.btn:hover{border-color:var(--lore-accent)}
-.ph{flex:1;text-align:left}
-kbd{padding:1px 5px;margin-left:4px;border:1px solid var(--line);border-bottom-width:2px;border-radius:5px;font:600 11px system-ui}
-dialog{position:fixed;inset:0;z-index:2147483000;width:100%;height:100%;max-width:none;max-height:none;margin:0;padding:10vh 16px 16px;border:0;background:rgba(15,18,25,.45);color:var(--fg);overflow:hidden;overscroll-behavior:contain}
-.box{display:flex;flex-direction:column;max-width:640px;max-height:80vh;margin:auto;background:var(--bg);border-radius:var(--radius);box-shadow:var(--shadow);overflow:hidden;animation:in .2s ease-out}
-@keyframes in{from{opacity:0;transform:translateY(6px)}}
-.head{display:flex;align-items:center;gap:6px;padding:12px}
-.field{flex:1;display:flex;align-items:center;gap:6px;height:48px;padding:0 6px 0 12px;border-radius:10px;box-shadow:inset 0 0 0 2px var(--lore-accent);color:var(--lore-accent)}
-.field input{flex:1;min-width:0;height:100%;border:0;outline:0;background:none;color:var(--fg);font-size:17px}
-input::-webkit-search-cancel-button{display:none}
-.body,.pane{padding:2px 12px 12px;background:var(--bg2)}
-.body{flex:1;overflow:auto;overscroll-behavior:contain;border-top:1px solid var(--line)}
-.pane{margin-top:8px;border:1px solid var(--line);border-radius:var(--radius)}
-.inl .field:not(:focus-within){box-shadow:inset 0 0 0 1px var(--line)}
-p{margin:0}
-.status,.empty,.hit p,.foot{color:var(--fg2)}
-.status{padding:12px 4px 0}
-.empty{padding:28px 8px 16px;text-align:center}
-ul{list-style:none;margin:0;padding:0}
-.hit{position:relative;margin-top:8px;padding:10px 36px 10px 44px;border-radius:10px;background:var(--bg);box-shadow:0 1px 3px rgba(0,0,0,.1)}
-.th{padding-left:76px;min-height:72px}
-.hit>.icon{position:absolute;left:13px;top:12px;color:var(--fg2)}
-.hit>.icon:last-child{left:auto;right:10px;top:calc(50% - 10px);opacity:0}
-.hit:hover{box-shadow:inset 0 0 0 1px var(--lore-accent)}
-.hit[aria-selected=true]{background:color-mix(in srgb,var(--lore-accent) 9%,var(--bg));box-shadow:inset 0 0 0 2px var(--lore-accent)}
-.hit[aria-selected=true]>.icon{color:var(--lore-accent);opacity:1}
-.hit a{display:block;color:var(--fg);font-weight:600;text-decoration:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;outline:0}
-.hit a::after{content:"";position:absolute;inset:0}
-.hit:focus-within{outline:2px solid var(--lore-accent)}
-.hit img{position:absolute;left:10px;top:10px;width:52px;height:52px;border-radius:8px;object-fit:cover}
-.hit p{margin-top:2px;font-size:13px;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
-.sum{margin-top:10px;padding:12px 14px;border-radius:10px;background:var(--bg);border:1px solid color-mix(in srgb,var(--lore-accent) 40%,var(--line))}
-.sum b{font-size:12px;color:var(--lore-accent);text-transform:uppercase;letter-spacing:.04em}
-[data-state=streaming] .md>:last-child::after{content:"";display:inline-block;width:.45em;height:1em;margin-left:2px;vertical-align:-.15em;background:currentColor;opacity:.5;animation:blink 1s steps(2) infinite}
-@keyframes blink{to{opacity:0}}
-.foot{display:flex;align-items:center;padding:8px 12px;border-top:1px solid var(--line)}
-.branding{margin-left:auto}
-@media (max-width:640px){dialog{padding:0}.box{max-width:none;height:100%;max-height:none;border-radius:0}.keys{display:none}}
-@media (prefers-reduced-motion:reduce){*,::before,::after{animation:none!important;transition:none!important}}
-`;
 
 const MAC = /Mac|iP(hone|ad|od)/.test(navigator.platform || navigator.userAgent);
 
@@ -130,20 +84,16 @@ export const createSearch: WidgetFactory = (context) => {
     if (!ext) input.setAttribute('aria-expanded', String(!list.hidden));
     select(hits?.length && modal ? 0 : -1);
   };
-  const paint = (markdownText: string, sources: Source[]) => {
-    text.innerHTML = markdown(markdownText, { images: false });
-    linkCitations(text, new Map(sources.map((source, i) => [source.ref ?? i + 1, source])));
-  };
   const summarize = (query: string, signal: AbortSignal) => {
     const sources: Source[] = [];
     const state = (value: string) => summary.setAttribute('data-state', value);
     summary.hidden = false;
     state('streaming');
     text.replaceChildren(h('p', { text: t('thinking') }));
-    client.summarize(query, { signal, onToken: (_, full) => signal.aborted || paint(full, sources), onSource: (source) => sources.push(source) }).then((result) => {
+    client.summarize(query, { signal, onToken: (_, full) => signal.aborted || renderAnswer(text, full, sources), onSource: (source) => sources.push(source) }).then((result) => {
       if (signal.aborted) return;
       summary.hidden = !result.summarized;
-      paint(result.text, result.sources);
+      renderAnswer(text, result.text, result.sources);
       state('done');
     }, () => signal.aborted || (summary.hidden = true));
   };
@@ -217,7 +167,7 @@ export const createSearch: WidgetFactory = (context) => {
   const field = !ext && h('div', { class: 'field' }, icon('search'), input, speechButton(context, input, run));
   if (dialog) {
     const box = h('div', { class: 'box' },
-      h('div', { class: 'head' }, field, h('button', { type: 'button', class: 'iconbtn', 'aria-label': t('closeSearch'), onclick: close }, icon('close'))),
+      h('div', { class: 'head' }, field, iconButton(t('closeSearch'), 'close', { type: 'button', title: null, onclick: close })),
       body,
       h('div', { class: 'foot' }, h('span', { class: 'keys', 'aria-hidden': 'true' }, ...['↵', '↑', '↓', 'esc'].map(kbd)), brand));
     box.addEventListener('keydown', focusTrap(box, close));

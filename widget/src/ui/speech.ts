@@ -1,4 +1,4 @@
-import { h, icon } from './dom.js';
+import { iconButton } from './dom.js';
 import type { WidgetContext } from './handle.js';
 
 interface Recognition {
@@ -21,7 +21,7 @@ export function speechButton(context: WidgetContext, input: HTMLInputElement | H
   const Constructor = Speech.SpeechRecognition ?? Speech.webkitSpeechRecognition;
   if (!context.settings.speech_input || !Constructor) return null;
   let active: Recognition | null = null;
-  const button = h('button', { type: 'button', class: 'iconbtn', lore: 'mic', 'aria-pressed': 'false', 'aria-label': context.t('speak'), title: context.t('speak') }, icon('mic'));
+  const button = iconButton(context.t('speak'), 'mic', { type: 'button', lore: 'mic', 'aria-pressed': 'false' });
   const set = (on: boolean) => {
     button.setAttribute('aria-pressed', String(on));
     button.setAttribute('aria-label', context.t(on ? 'stopSpeaking' : 'speak'));
