@@ -134,7 +134,7 @@ export const createSearch: WidgetFactory = (context) => {
     } else if (key === 'Escape' && modal) event.preventDefault(); // closes the modal without clearing the field
   });
 
-  const dialog = modal && h('dialog', { lore: 'modal', role: 'dialog', 'aria-modal': 'true', 'aria-label': t('search'), 'data-open': 'false', onclose: () => close() });
+  const dialog = modal && h('dialog', { lore: 'modal', role: 'dialog', 'aria-modal': 'true', 'aria-label': t('search'), 'data-open': 'false', onclose: () => (dialog as HTMLDialogElement).open || close() });
   const open = () => {
     if (!dialog) return input.focus();
     if (dialog.open) return;
