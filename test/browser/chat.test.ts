@@ -1,6 +1,7 @@
 // The chat widget (ServiceSdk.chat) in real Chromium, on a host page of another origin with a
 // strict CSP; driven through the data-lore markers of docs/WIDGET.md.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type PageOptions, type WidgetRef } from './fixtures.js';
@@ -356,5 +357,34 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
       assert.match(await first.innerText(), /Reset your password/);
       assert.equal(await first.getAttribute('href'), `${lore.site.origin}/docs/reset`);
     }, { allow: [failedLoad(402)] });
+  });
+
+  it('a signed visitor (user {id, hash}) finds their latest conversation on the next visit and continues it', TEST, async () => {
+    const signed = await lore.widget('chat', { prompts: PROMPTS });
+    const user = { id: 'visitor-7', hash: createHmac('sha256', signed.identity).update('visitor-7').digest('hex') };
+    await withChat(chatPage({ user }, { key: signed.key }), async (chat) => {
+      await chat.open();
+      await chat.ask('How do I export my data?');
+      assert.match(await chat.lastAnswer(), /export/i);
+    });
+    await withChat(chatPage({ user }, { key: signed.key }), async (chat) => {
+      await chat.open();
+      await eventually(async () => assert.deepEqual(await chat.messages('user').allInnerTexts(), ['How do I export my data?']));
+      assert.match(await chat.lastAnswer(), /export/i);
+      assert.deepEqual(await chat.chips(), []);
+      await chat.ask('How do I reset my password?');
+      await eventually(async () => assert.equal(await chat.messages('assistant').count(), 2));
+      assert.match(await chat.lastAnswer(), /reset/i);
+    });
+    const rows = await lore.server.container.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM conversation_messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.widget_id = $1 AND c.visitor_id = 'visitor-7' GROUP BY c.id`,
+      [signed.id]);
+    assert.deepEqual(rows.map((r) => r.n), [4], 'one conversation of two turns');
+    // An anonymous visitor of the same widget starts empty, with the chips.
+    await withChat(chatPage({}, { key: signed.key }), async (chat) => {
+      await chat.open();
+      assert.deepEqual(await chat.chips(), PROMPTS);
+      assert.equal(await chat.messages().count(), 0);
+    });
   });
 });

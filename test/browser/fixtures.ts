@@ -129,6 +129,8 @@ export interface WidgetRef {
   key: string;
   id: string;
   secret: string;
+  /** Signs visitor ids (hex HMAC-SHA256) for `user: {id, hash}`. */
+  identity: string;
 }
 
 export interface Lore {
@@ -211,7 +213,7 @@ export async function startLore(options: { constant?: boolean } = {}): Promise<L
       const integration = opts.integration ?? (type === 'chat' ? chatbot : searchBox);
       const body = { type, name: type === 'chat' ? 'Helper' : 'Docs search', integration_id: integration, websites: opts.websites ?? [site.host], config };
       const res = await call('POST', '/widgets', body, opts.token ?? org.token);
-      return { key: res.data.key, id: res.data.id, secret: res.secret_key };
+      return { key: res.data.key, id: res.data.id, secret: res.secret_key, identity: res.identity_secret };
     },
     async events(widgetId) {
       const rows = await server.container.db.query<any>('SELECT name, url, rank, source, session_id FROM widget_events WHERE widget_id = $1 ORDER BY id', [widgetId]);

@@ -1,8 +1,14 @@
 import { PREFILL_LENGTH, requireElement } from '../core/options.js';
 import { assistantMessage, greeting, userMessage } from './chatMessages.js';
 import { focusTrap, h, icon, iconButton, safeUrl } from './dom.js';
+import type { Source } from '../core/headless.js';
 import type { WidgetFactory } from './handle.js';
 import { speechButton } from './speech.js';
+
+interface Transcript {
+  id: string;
+  messages: { role: string; content: string; citations: Source[] }[];
+}
 
 /**
  * The chat widget UI (SPEC.md "Browser SDK interface"): a bubble with a launcher, a sidebar
@@ -142,6 +148,26 @@ export const createChat: WidgetFactory = (context) => {
     chips.hidden = false;
     input.focus();
   };
+
+  // A signed visitor (user {id, hash}) continues their latest conversation; messages asked
+  // while it loads wait for it. Anonymous visitors have no history to load.
+  if (s.user?.hash) {
+    queue = client.listConversations().then(async ([latest]) => {
+      if (!latest || generation !== 0) return;
+      const transcript = (await client.getConversation((latest as { id: string }).id)) as Transcript;
+      if (generation !== 0) return;
+      conversationId = transcript.id;
+      chips.hidden = transcript.messages.length > 0;
+      for (const { role, content: text, citations } of transcript.messages) {
+        if (role === 'user') list.append(userMessage(text));
+        else {
+          const message = assistantMessage(context, stick);
+          list.append(message.el);
+          message.done({ text, conversationId: transcript.id, answerId: '', sources: citations, actions: [] });
+        }
+      }
+    }).catch(() => {});
+  }
 
   input.addEventListener('input', grow);
   input.addEventListener('keydown', (event) => {
