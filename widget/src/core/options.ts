@@ -1,21 +1,8 @@
-/** The presentation config served by `GET …/widgets/{widget}/config` (SPEC.md "Widget"). */
-export interface WidgetConfig {
-  type: string;
-  name: string;
-  variant: string;
-  accent_light: string;
-  accent_dark: string;
-  theme: 'auto' | 'light' | 'dark';
-  branding: boolean;
-  summary: boolean;
-  speech_input: boolean;
-  placeholder: string;
-  greeting: string;
-  prompts: string[];
-  avatar: string | null;
-  debounce: number;
-  default_language: string;
-}
+// The presentation config served by `GET …/widgets/{widget}/config` (SPEC.md "Widget"): the
+// server's own type, so the two cannot drift apart (the SDK imports only types from src/).
+import type { WidgetConfig } from '../../../src/domain/widgetConfig.js';
+
+export type { WidgetConfig };
 
 export interface VisitorUser {
   id: string;
