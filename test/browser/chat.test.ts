@@ -387,4 +387,26 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
       assert.equal(await chat.messages().count(), 0);
     });
   });
+
+  it('speech input: a mic where the browser has speech recognition (dictation is sent), none without it or when off', TEST, async () => {
+    // A stand-in for the Web Speech API: it "hears" one question, then ends.
+    const hears = `window.SpeechRecognition = class {
+      start() { setTimeout(() => { this.onresult?.({ results: [Object.assign([{ transcript: 'How do I export my data?' }], { isFinal: true })] }); this.onend?.(); }, 50); }
+      stop() { this.onend?.(); }
+    };`;
+    await withChat(chatPage({ speech_input: true }), async (chat) => {
+      await chat.open();
+      await chat.el('mic').click({ timeout: WAIT });
+      await eventually(async () => assert.deepEqual(await chat.messages('user').allInnerTexts(), ['How do I export my data?']));
+      assert.match(await chat.lastAnswer(), /export/i);
+    }, { init: hears });
+    await withChat(chatPage({ speech_input: true }), async (chat) => {
+      await chat.open();
+      assert.equal(await chat.el('mic').count(), 0);
+    }, { init: 'delete window.SpeechRecognition; delete window.webkitSpeechRecognition;' });
+    await withChat(chatPage({ speech_input: false }), async (chat) => {
+      await chat.open();
+      assert.equal(await chat.el('mic').count(), 0);
+    }, { init: hears });
+  });
 });
