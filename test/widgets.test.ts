@@ -279,6 +279,27 @@ for (const backend of backends()) {
         assert.equal(chat.status, 422);   // Fastify reads text/plain as a string: not a JSON object
       });
 
+      it('answers CORS to an unlisted page only for requests its bearer authorises (the SDK preview token)', async () => {
+        const page = 'https://preview.example';
+        const pre = await widgetCall('OPTIONS', chatWidget.key, 'chat', { origin: page, headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+        assert.equal(pre.status, 204);
+        assert.equal(pre.headers['access-control-allow-origin'], page);
+        const chat = await widgetCall('POST', chatWidget.key, 'chat', { origin: page, bearer: chatWidget.secret, body: { message: 'reset?', stream: false } });
+        assert.equal(chat.status, 200);
+        assert.equal(chat.headers['access-control-allow-origin'], page);
+        const config = await widgetCall('GET', chatWidget.key, 'config', { origin: page, bearer: chatWidget.secret });
+        assert.equal(config.headers['access-control-allow-origin'], page);
+        // Without a credential, or with a wrong one: no CORS for that page.
+        const none = await widgetCall('POST', chatWidget.key, 'chat', { origin: page, body: { message: 'reset?', stream: false } });
+        assert.equal(none.status, 403);
+        assert.equal(none.headers['access-control-allow-origin'], undefined);
+        const wrong = await widgetCall('GET', chatWidget.key, 'config', { origin: page, bearer: searchWidget.secret });
+        assert.equal(wrong.status, 200);
+        assert.equal(wrong.headers['access-control-allow-origin'], undefined);
+        const plain = await widgetCall('OPTIONS', chatWidget.key, 'chat', { origin: page, headers: { 'access-control-request-method': 'POST' } });
+        assert.equal(plain.status, 403);
+      });
+
       it('answers CORS preflights for listed origins only', async () => {
         const ok = await widgetCall('OPTIONS', chatWidget.key, 'chat', { origin: ORIGIN, headers: { 'access-control-request-method': 'POST' } });
         assert.equal(ok.status, 204);

@@ -32,9 +32,36 @@ export function widgetCors(request: FastifyRequest, reply: FastifyReply, widget:
   reply.header('vary', 'Origin');
   const origin = request.headers.origin ?? null;
   if (!originAllowed(widget, origin)) return false;
-  reply.header('access-control-allow-origin', origin!);
+  return allowOrigin(reply, origin!);
+}
+
+/**
+ * CORS for a request authorised by its bearer credential (the SDK's preview `token`) from a
+ * page off the websites list: the credential is not ambient (no cookie), so a page that can
+ * read the answer is a page that already holds the credential.
+ */
+function allowOrigin(reply: FastifyReply, origin: string): true {
+  reply.header('access-control-allow-origin', origin);
   reply.header('access-control-expose-headers', 'X-Conversation-Id');
   return true;
+}
+
+/**
+ * CORS for a preflight: a listed origin, or any origin announcing an Authorization header
+ * (the actual request is then authorised by that credential, or refused).
+ */
+export function preflightCors(request: FastifyRequest, reply: FastifyReply, widget: Pick<StoredWidget, 'websites'>): boolean {
+  if (widgetCors(request, reply, widget)) return true;
+  const announced = String(request.headers['access-control-request-headers'] ?? '').toLowerCase().split(',').map((h) => h.trim());
+  return request.headers.origin !== undefined && announced.includes('authorization') && allowOrigin(reply, request.headers.origin);
+}
+
+/**
+ * CORS for a request from an unlisted origin that `authoriseWidget` accepted by its bearer
+ * (widget secret or organisation API key): see allowOrigin.
+ */
+export function bearerCors(request: FastifyRequest, reply: FastifyReply, how: 'origin' | 'secret' | 'key'): void {
+  if (how !== 'origin' && request.headers.origin !== undefined) allowOrigin(reply, request.headers.origin);
 }
 
 /** Preflight answer headers for an allowed origin. */
@@ -72,7 +99,7 @@ export function widgetAuth(deps: { widgets: Pick<WidgetService, 'resolve'>; apiK
     const route = request.routeOptions.config.widgetRoute!;
     const widget = await loadWidget(deps.widgets, request);
     widgetCors(request, reply, widget);
-    await authoriseWidget(deps, widget, { origin: pageOrigin(request), bearer: bearer(request) }, route.permission);
+    bearerCors(request, reply, await authoriseWidget(deps, widget, { origin: pageOrigin(request), bearer: bearer(request) }, route.permission));
     if (!route.types.includes(widget.type)) {
       throw new ForbiddenError(`A ${widget.type} widget cannot serve this endpoint.`);
     }

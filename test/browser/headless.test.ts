@@ -180,4 +180,36 @@ describe('browser: headless client', { skip: browserSkip }, () => {
       await tab.close();
     }
   });
+
+  it('token: a preview page off the websites list works with the widget secret as bearer, and context goes with chat', TEST, async () => {
+    const unlisted = await lore.widget('chat', {}, { websites: ['www.elsewhere.example'] });
+    const page = lore.site.page({ script: `window.client = ServiceSdk.headless(${js(unlisted.key)}, { token: ${js(unlisted.secret)}, context: { plan: 'pro' } });` });
+    const tab = await openPage(browser, page);
+    try {
+      const sent: any[] = [];
+      tab.page.on('request', (request) => {
+        if (request.method() === 'POST' && request.url().endsWith('/chat')) sent.push({ auth: request.headers().authorization, body: request.postDataJSON() });
+      });
+      const reply = await tab.page.evaluate(async () => {
+        const client = (window as any).client;
+        return { config: (await client.fetchConfig()).name, text: (await client.chat('How do I reset my password?')).text };
+      });
+      assert.equal(reply.config, 'Helper');
+      assert.match(reply.text, /reset/i);
+      assert.equal(sent[0].auth, `Bearer ${unlisted.secret}`);
+      assert.deepEqual(sent[0].body.context, { url: page, title: sent[0].body.context.title, plan: 'pro' });
+      await tab.assertClean();
+    } finally {
+      await tab.close();
+    }
+    // Without the token the same page is refused (no CORS for it).
+    const refused = lore.site.page({ script: `window.client = ServiceSdk.headless(${js(unlisted.key)}, { context: false });` });
+    const other = await openPage(browser, refused, { allow: [/CORS|Failed to load resource|blocked/i] });
+    try {
+      const error = await other.page.evaluate(() => (window as any).client.chat('hi').then(() => 'ok', (e: Error) => e.name));
+      assert.equal(error, 'LoreApiError');
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -10,7 +10,9 @@ import { presentConfig } from '../../domain/widgetConfig.js';
 import { presentPage } from '../paginate.js';
 import { parseSearchParams } from '../searchParams.js';
 import { Data, errorResponses, Message, NoContent, Paginated, Timestamp } from '../schemas.js';
-import { loadWidget, preflightHeaders, widgetCors } from '../widgetAuth.js';
+import { authoriseWidget } from '../../domain/widgetAccess.js';
+import { bearer } from '../auth.js';
+import { bearerCors, loadWidget, preflightCors, preflightHeaders, widgetCors } from '../widgetAuth.js';
 import { WidgetConfig } from '../widgetSchemas.js';
 import { ChatBody, ChatResponse, failures, respondChat, respondSummary, SummaryResponse } from './answers.js';
 import { presentSearch, SearchResponse } from './search.js';
@@ -79,7 +81,11 @@ export function widgetPublicRoutes(app: App): void {
     },
   }, async (request, reply) => {
     const widget = await loadWidget(widgets, request);
-    widgetCors(request, reply, widget);
+    // An unlisted page may read the config with a valid bearer (the SDK's preview token).
+    if (!widgetCors(request, reply, widget) && bearer(request) !== null) {
+      const how = await authoriseWidget(app.deps, widget, { origin: null, bearer: bearer(request) }, widget.type === 'chat' ? 'chat' : 'search').catch(() => null);
+      if (how) bearerCors(request, reply, how);
+    }
     const config = presentConfig(widget.type, widget.name, widget.config);
     const etag = `"${createHash('sha256').update(JSON.stringify(config)).digest('base64url')}"`;
     reply.header('cache-control', 'public, max-age=300').header('etag', etag);
@@ -88,10 +94,11 @@ export function widgetPublicRoutes(app: App): void {
     return config;
   });
 
-  // Preflight for every widget route: 204 with CORS headers for a listed origin, else 403 without.
+  // Preflight for every widget route: 204 with CORS headers for a listed origin or a request
+  // that will carry a bearer credential, else 403 without.
   const preflight = async (request: FastifyRequest, reply: FastifyReply) => {
     const widget = await loadWidget(widgets, request);
-    if (!widgetCors(request, reply, widget)) return reply.status(403).send({ message: 'This website is not allowed to use this widget.' });
+    if (!preflightCors(request, reply, widget)) return reply.status(403).send({ message: 'This website is not allowed to use this widget.' });
     preflightHeaders(reply);
     return reply.status(204).send(null);
   };
