@@ -1,0 +1,54 @@
+// The demo a new user opens after `npm start`: Lore's own docs, both widgets, the page's strict
+// CSP. Same seeding as the server's start (seedLoreDemo), on the port Lore really listens on.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { seedLoreDemo } from '../../src/loreDocs.js';
+import { startServer, type TestServer } from '../helpers.js';
+import { browserSkip, eventually, launchBrowser, TEST, WAIT, withPage } from './fixtures.js';
+import { ChatWidget, SearchWidget } from './pageObjects.js';
+
+describe('browser: the demo page', { skip: browserSkip }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let origin: string;
+
+  before(async () => {
+    [server, browser] = await Promise.all([startServer('pglite', { config: { demo: true } }), launchBrowser()]);
+    origin = (await server.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
+    await seedLoreDemo(server.container.demo, { port: Number(new URL(origin).port), publicUrl: undefined });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('search: the box opens the modal; a question finds Lore’s docs with a summary', TEST, async () => {
+    await withPage(browser, `${origin}/`, {}, async (tab) => {
+      const search = new SearchWidget(tab.page);
+      await search.waitMounted();
+      await tab.page.click('#lore-demo-search', { timeout: WAIT });
+      const input = search.el('search-input');
+      await input.fill('how do I embed the chat widget', { timeout: WAIT });
+      await search.el('result').first().waitFor({ timeout: WAIT });
+      const titles = await search.el('result').allInnerTexts();
+      assert.ok(titles.length >= 3, JSON.stringify(titles));
+      await search.el('summary').and(tab.page.locator('[data-state="done"]')).waitFor({ timeout: WAIT });
+      assert.ok((await search.el('summary').innerText()).length > 40);
+    });
+  });
+
+  it('chat: the bubble answers a question about Lore with citations to its docs', TEST, async () => {
+    await withPage(browser, `${origin}/`, {}, async (tab) => {
+      const chat = new ChatWidget(tab.page);
+      await chat.waitMounted();
+      await chat.open();
+      await chat.ask('How do I run the tests?');
+      assert.match(await chat.lastAnswer(), /test/i);
+      const citations = await chat.citations();
+      assert.ok(citations.length >= 1);
+      for (const { href } of citations) assert.ok(href?.startsWith(`${origin}/demo/docs/`), href ?? 'no href');
+      await eventually(async () => assert.equal(await chat.lastAssistant.getAttribute('data-state'), 'done'));
+    });
+  });
+});
