@@ -1,5 +1,6 @@
 // ServiceSdk.headless in real Chromium, on a host page of another origin with a strict CSP.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, openPage, startLore, type Lore, type WidgetRef } from './fixtures.js';
@@ -210,6 +211,41 @@ describe('browser: headless client', { skip: browserSkip }, () => {
       assert.equal(error, 'LoreApiError');
     } finally {
       await other.close();
+    }
+  });
+
+  it('conversation operations for a signed visitor: list, get, keep/release, delete one and all; identify(null) forgets', TEST, async () => {
+    const user = { id: 'visitor-9', hash: createHmac('sha256', chatWidget.identity).update('visitor-9').digest('hex') };
+    const page = lore.site.page({ script: `window.client = ServiceSdk.headless(${js(chatWidget.key)}, { user: ${js(user)} });` });
+    const tab = await openPage(browser, page);
+    try {
+      const result = await tab.page.evaluate(async () => {
+        const client = (window as any).client;
+        const first = await client.chat('How do I reset my password?');
+        await client.chat('And how do I export my data?', { conversationId: first.conversationId });
+        const second = await client.chat('Where are my invoices?');
+        const listed = await client.listConversations();
+        const transcript = await client.getConversation(first.conversationId);
+        const kept = (await client.keepConversation(first.conversationId)).kept;
+        const released = (await client.keepConversation(first.conversationId, false)).kept;
+        await client.deleteConversation(first.conversationId);
+        const afterOne = (await client.listConversations()).map((c: any) => c.id);
+        await client.deleteConversations();
+        const afterAll = await client.listConversations();
+        client.identify(null);
+        const anonymous = await client.listConversations().then(() => 'listed', (e: Error) => e.message);
+        return { ids: listed.map((c: any) => c.id), first: first.conversationId, second: second.conversationId, roles: transcript.messages.map((m: any) => m.role), kept, released, afterOne, afterAll, anonymous };
+      });
+      assert.deepEqual(result.ids, [result.second, result.first], 'newest first');
+      assert.deepEqual(result.roles, ['user', 'assistant', 'user', 'assistant']);
+      assert.equal(result.kept, true);
+      assert.equal(result.released, false);
+      assert.deepEqual(result.afterOne, [result.second]);
+      assert.deepEqual(result.afterAll, []);
+      assert.match(result.anonymous, /identify/);
+      await tab.assertClean();
+    } finally {
+      await tab.close();
     }
   });
 });
