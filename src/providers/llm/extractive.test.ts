@@ -110,6 +110,13 @@ describe('extractive answer provider', () => {
     assert.equal(new Set(sentences).size, sentences.length);
   });
 
+  it('answers "What is X?" with the sentence that defines X, not with rows that only name it (regression: the demo)', async () => {
+    const table = '| `LORE_LLM` | `extractive` | who writes answers in Lore |\n| `LORE_LLM_MODEL` | — | the Lore model |\n| `LORE_LLM_THREADS` | 4 | Lore threads |';
+    const given = passages(table, 'Install it with npm. Lore is a self-hostable knowledge search, summary and chat service. It runs offline.');
+    const text = await answer('What is Lore?', given, { maxSentences: 1 });
+    assert.ok(text.startsWith('Lore is a self-hostable knowledge search'), text);
+  });
+
   it('does not let question words decide: "how many" alone is no overlap', async () => {
     const given = passages('How many people visit, and how much they pay, is not known to anyone.', 'Mars has two small moons, Phobos and Deimos, discovered in 1877.');
     const text = await answer('How many moons does Mars have?', given, { maxSentences: 1 });

@@ -9,6 +9,9 @@
  *   + NEIGHBOUR_SHARE × the better coverage of the sentences just before and after it
  *   + a bonus for its passage's retrieval rank (earlier passages were found more relevant)
  *   + a bonus when the question asks for a number or a date and the sentence has digits
+ *   + a bonus when an English "What is X?" meets the sentence that opens "X is …" (a
+ *     definition: otherwise any sentence naming X ties with it, and runs of table rows that
+ *     all name X win on their neighbours)
  *   − a penalty for very short or very long sentences.
  * Terms come from the search tokeniser (stemming, folding, Chinese/Japanese bigrams, Thai
  * words), applied in each passage's own language.
@@ -37,6 +40,8 @@ const RANK_BONUS = [0.12, 0.06, 0.03, 0.015];
  */
 const NEIGHBOUR_SHARE = 0.4;
 const NUMERIC_BONUS = 0.08;
+const DEFINITION_QUESTION = /^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?([^?]{2,60}?)\s*\?*\s*$/i;
+const DEFINITION_BONUS = 0.6;
 /** Lengths below/above these (in characters, CJK counted triple) cost up to the penalty. */
 const SHORT_CHARS = 40;
 const LONG_CHARS = 300;
@@ -152,6 +157,8 @@ function score(question: string, candidates: Candidate[]): Candidate[] {
     });
   }
   const numeric = NUMERIC_QUESTION.test(question);
+  const subject = DEFINITION_QUESTION.exec(question)?.[1]?.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const definition = subject ? new RegExp(`^(?:an?\\s+|the\\s+)?${subject}\\s+(?:is|are|was|were)\\b`, 'i') : null;
   for (const [i, c] of candidates.entries()) {
     const before = candidates[i - 1]?.rank === c.rank ? candidates[i - 1]!.coverage : 0;
     const after = candidates[i + 1]?.rank === c.rank ? candidates[i + 1]!.coverage : 0;
@@ -159,7 +166,8 @@ function score(question: string, candidates: Candidate[]): Candidate[] {
       c.coverage +
       NEIGHBOUR_SHARE * Math.max(before, after) +
       (RANK_BONUS[c.rank] ?? 0) +
-      (numeric && c.coverage > 0 && DIGIT.test(c.text) ? NUMERIC_BONUS : 0) -
+      (numeric && c.coverage > 0 && DIGIT.test(c.text) ? NUMERIC_BONUS : 0) +
+      (definition?.test(c.text) ? DEFINITION_BONUS : 0) -
       lengthPenalty(c.text);
   }
   return candidates;
