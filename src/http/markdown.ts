@@ -1,6 +1,6 @@
 import { Marked } from 'marked';
 import sanitizeHtml from 'sanitize-html';
-import { slugify } from '../domain/text/sections.js';
+import { anchors } from '../domain/text/sections.js';
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
@@ -72,7 +72,7 @@ const DOCUMENT_POLICY: sanitizeHtml.IOptions = {
  * each `##` heading gets the anchor id `markdownSections` gives its section (`limits`, `limits-1`).
  */
 export function documentToHtml(markdown: string): string {
-  const seen = new Map<string, number>();
+  const anchor = anchors();
   const document = new Marked({
     gfm: true,
     async: false,
@@ -80,10 +80,7 @@ export function documentToHtml(markdown: string): string {
       heading({ tokens, depth, text }) {
         const inner = this.parser.parseInline(tokens);
         if (depth !== 2) return `<h${depth}>${inner}</h${depth}>\n`;
-        const base = slugify(text);
-        const count = seen.get(base) ?? 0;
-        seen.set(base, count + 1);
-        return `<h2 id="${count === 0 ? base : `${base}-${count}`}">${inner}</h2>\n`;
+        return `<h2 id="${anchor(text)}">${inner}</h2>\n`;
       },
     },
   });

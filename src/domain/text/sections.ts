@@ -19,7 +19,7 @@ const H2 = /^##\s+(\S.*?)\s*#*\s*$/;
  */
 export function markdownSections(markdown: string): MarkdownSection[] {
   const sections: MarkdownSection[] = [];
-  const slugs = new Map<string, number>();
+  const anchor = anchors();
   let current: { title: string | null; slug: string; lines: string[] } = { title: null, slug: '', lines: [] };
   let inFence = false;
   const close = () => {
@@ -32,10 +32,7 @@ export function markdownSections(markdown: string): MarkdownSection[] {
     if (h2) {
       close();
       const title = plain(h2[1]!);
-      const base = slugify(title);
-      const seen = slugs.get(base) ?? 0;
-      slugs.set(base, seen + 1);
-      current = { title, slug: seen === 0 ? base : `${base}-${seen}`, lines: [line] };
+      current = { title, slug: anchor(title), lines: [line] };
       continue;
     }
     const h1 = inFence || current.slug !== '' || current.title !== null ? null : H1.exec(line);
@@ -44,6 +41,20 @@ export function markdownSections(markdown: string): MarkdownSection[] {
   }
   close();
   return sections;
+}
+
+/**
+ * Anchors for a document's headings in order, unique like GitHub's: the second `Limits`
+ * becomes `limits-1`. Both the demo's entries and its rendered pages use it, so links match.
+ */
+export function anchors(): (heading: string) => string {
+  const seen = new Map<string, number>();
+  return (heading) => {
+    const base = slugify(heading);
+    const count = seen.get(base) ?? 0;
+    seen.set(base, count + 1);
+    return count === 0 ? base : `${base}-${count}`;
+  };
 }
 
 /** A heading's anchor as GitHub makes it: lower-cased, punctuation dropped, spaces → hyphens. */

@@ -2,13 +2,14 @@ import { access } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { WIDGET_LOCALES } from '../../domain/widgetConfig.js';
 
 /** `widget/dist/v1/` at the package root: the same relative path from src/http/routes and dist/http/routes. */
 export const WIDGET_SCRIPTS_DIR = fileURLToPath(new URL('../../../widget/dist/v1/', import.meta.url));
 
 const SCRIPTS = ['service.js', 'service-analytics.js'] as const;
-/** UI strings of the non-English locales, fetched by service.js for the visitor's language. */
-const LOCALES = ['nl', 'de', 'fr', 'es', 'it', 'pt-BR', 'zh-Hans', 'zh-Hant', 'zh-HK', 'ja', 'ko', 'th'] as const;
+/** UI strings of the non-English locales (English is built in), fetched by service.js for the visitor's language. */
+const LOCALES = WIDGET_LOCALES.filter((locale) => locale !== 'en');
 const TYPES = { js: 'text/javascript; charset=utf-8', json: 'application/json; charset=utf-8' } as const;
 
 /**
