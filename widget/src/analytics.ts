@@ -3,6 +3,7 @@
 //   <script src="{base}/widget/v1/service-analytics.js" data-widget="org/widget" data-session="…">
 // tracks clicks on links marked data-dl-click (data-dl-url, data-dl-rank, data-dl-source);
 // ServiceAnalytics.init({key, sessionId, base?}).trackClick({url, rank, source}) reports by hand.
+import { beacon, scriptBase, widgetRoot } from './core/endpoint.js';
 import { tabSession } from './core/session.js';
 
 export interface ClickDetail {
@@ -23,24 +24,15 @@ declare global {
 
 const script = document.currentScript;
 const data: DOMStringMap = script instanceof HTMLScriptElement ? script.dataset : {};
-let origin = location.origin;
-try {
-  origin = new URL((script as HTMLScriptElement).src).origin;
-} catch {
-  // An inline or bundled copy: the page's own origin.
-}
+// An inline or bundled copy has no src: the page's own origin.
+const origin = scriptBase(script);
 
 function init({ key, sessionId, base }: { key: string; sessionId?: string | null; base?: string | null }): Tracker {
-  if (!/^[\w-]{1,64}\/[\w-]{1,64}$/.test(key)) throw new Error(`Lore analytics: the widget key must look like "organisation/widget", got ${JSON.stringify(key)}.`);
-  const [organisation, widget] = key.split('/');
-  const url = `${(base || data.base || origin).replace(/\/+$/, '')}/api/v1/${organisation}/widgets/${widget}/events`;
+  const url = `${widgetRoot(base || data.base || origin, key)}/events`;
   const session = sessionId && /^[\w-]{1,64}$/.test(sessionId) ? sessionId : tabSession();
   return {
     trackClick({ url: link, rank, source } = {}) {
-      const body = JSON.stringify({ name: 'click', url: link || null, rank: Number.isInteger(rank) ? rank : null, source: source || null, session_id: session });
-      // text/plain keeps it a CORS-simple request; a beacon survives the page unloading.
-      if (navigator.sendBeacon?.(url, new Blob([body], { type: 'text/plain;charset=UTF-8' }))) return;
-      fetch(url, { method: 'POST', body, keepalive: true, credentials: 'omit', headers: { 'content-type': 'application/json' } }).catch(() => {});
+      beacon(url, { name: 'click', url: link || null, rank: Number.isInteger(rank) ? rank : null, source: source || null, session_id: session });
     },
   };
 }

@@ -1,7 +1,7 @@
 // Import order = module order in the bundle: the libraries (markdown.ts pulls DOMPurify and
 // streaming-markdown) come first, so our modules sit together and compress better.
 import { markdown } from './core/markdown.js';
-import { scriptBase } from './core/api.js';
+import { scriptBase } from './core/endpoint.js';
 import type { MountOptions, SharedOptions } from './core/options.js';
 import { createHandle, type ChatHandle, type SearchHandle } from './ui/handle.js';
 import { createHeadless, type HeadlessClient } from './core/headless.js';

@@ -1,4 +1,5 @@
 import { createParser } from 'eventsource-parser';
+import { beacon, widgetRoot } from './endpoint.js';
 
 /** A failed call: the HTTP status (0 when the network failed) and the JSON body, if any. */
 export class ApiError extends Error {
@@ -30,16 +31,12 @@ export interface Api {
   beacon(path: string, body: unknown): void;
 }
 
-const KEY = /^[\w-]{1,64}\/[\w-]{1,64}$/;
-
 /**
  * The widget API of one Lore instance (`base`, its origin) for one widget `key`. `token` is an
  * optional preview bearer credential. Throws at once when the key is malformed.
  */
 export function createApi(base: string, key: string, token?: string): Api {
-  if (typeof key !== 'string' || !KEY.test(key)) throw new Error(`Lore: the widget key must look like "organisation/widget", got ${JSON.stringify(key)}.`);
-  const [organisation, widget] = key.split('/') as [string, string];
-  const root = `${base.replace(/\/+$/, '')}/api/v1/${organisation}/widgets/${widget}`;
+  const root = widgetRoot(base, key);
 
   const url = (path: string, query?: Query) => {
     const target = new URL(root + path);
@@ -106,23 +103,6 @@ export function createApi(base: string, key: string, token?: string): Api {
       if (failure) throw failure;
       return response.headers;
     },
-    beacon(path, body) {
-      const payload = JSON.stringify(body);
-      // sendBeacon cannot carry a bearer token, and text/plain keeps it a simple (no-preflight) request.
-      if (!token && navigator.sendBeacon?.(url(path), new Blob([payload], { type: 'text/plain;charset=UTF-8' }))) return;
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (token) headers.authorization = `Bearer ${token}`;
-      fetch(url(path), { method: 'POST', headers, body: payload, keepalive: true, credentials: 'omit' }).catch(() => {});
-    },
+    beacon: (path, body) => beacon(url(path), body, token),
   };
-}
-
-/** The origin Lore is served from: that of the script element that loaded the SDK. */
-export function scriptBase(script: HTMLOrSVGScriptElement | null, fallback = location.origin): string {
-  const src = script instanceof HTMLScriptElement ? script.src : '';
-  try {
-    return src ? new URL(src).origin : fallback;
-  } catch {
-    return fallback;
-  }
 }
