@@ -85,3 +85,8 @@ export function markdown(text: unknown, options: MarkdownOptions = {}): string {
     ALLOW_DATA_ATTR: false,
   });
 }
+
+/** A search snippet (server HTML whose only markup is the `<mark>` of matched words) → safe HTML: only mark, b and em, without attributes. */
+export function snippetHtml(html: string): string {
+  return sanitizer().sanitize(html, { ALLOWED_TAGS: ['mark', 'b', 'em'], ALLOWED_ATTR: [] });
+}

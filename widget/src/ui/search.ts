@@ -1,5 +1,5 @@
-import DOMPurify from 'dompurify';
 import type { SearchHit, Source } from '../core/headless.js';
+import { snippetHtml } from '../core/markdown.js';
 import { requireElement } from '../core/options.js';
 import { focusTrap, h, icon, iconButton, renderAnswer, safeUrl } from './dom.js';
 import type { WidgetFactory } from './handle.js';
@@ -67,7 +67,7 @@ export const createSearch: WidgetFactory = (context) => {
   const row = (hit: SearchHit, i: number) => {
     const image = s.show_result_thumbnails && safeUrl(hit.meta?.image ?? hit.searchable_meta?.image);
     const snippet = h('p');
-    snippet.innerHTML = DOMPurify.sanitize(hit.snippet ?? '', { ALLOWED_TAGS: ['mark', 'b', 'em'], ALLOWED_ATTR: [] });
+    snippet.innerHTML = snippetHtml(hit.snippet ?? '');
     return h('li', { id: `r${i}`, role: 'option', 'aria-selected': 'false', class: image ? 'hit th' : 'hit' },
       !image && icon('page'),
       h('a', { lore: 'result', 'data-rank': i + 1, href: safeUrl(hit.source_url) }, image && h('img', { lore: 'result-thumb', src: image, alt: '', loading: 'lazy' }), hit.title || hit.source_url || ''),
