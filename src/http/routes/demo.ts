@@ -5,6 +5,7 @@ import { NotFoundError } from '../../domain/errors.js';
 import type { App } from '../app.js';
 import { DEMO_CSS, DEMO_JS } from '../demo/assets.js';
 import { DEMO_CSP, demoDocPage, demoHomePage } from '../demo/page.js';
+import { DOC_PATH } from '../../loreDocs.js';
 import { documentToHtml } from '../markdown.js';
 
 /** A page of the demo: strict CSP, never cached (the keys live in it). */
@@ -49,7 +50,7 @@ export async function demoRoutes(app: App): Promise<void> {
   asset(app, '/demo.js', 'text/javascript; charset=utf-8', DEMO_JS);
   asset(app, '/demo.css', 'text/css; charset=utf-8', DEMO_CSS);
 
-  app.get('/demo/docs/:name', {
+  app.get(`${DOC_PATH}:name`, {
     schema: { hide: true, params: Type.Object({ name: Type.String({ maxLength: 100 }) }) },
   }, async (request, reply) => {
     const keys = await demo.keys();
