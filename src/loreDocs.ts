@@ -18,7 +18,11 @@ export async function loreDocNames(): Promise<string[]> {
 
 /** The markdown of one of `loreDocNames()`, or null for any other name or an unreadable file. */
 export async function readLoreDoc(name: string): Promise<string | null> {
-  if (!(await loreDocNames()).includes(name)) return null;
+  return (await loreDocNames()).includes(name) ? readDoc(name) : null;
+}
+
+/** The markdown of a document known to be one of `loreDocNames()`; null when unreadable. */
+function readDoc(name: string): Promise<string | null> {
   return readFile(`${PACKAGE_ROOT}${name === 'README.md' ? '' : 'docs/'}${name}`, 'utf8').catch(() => null);
 }
 
@@ -31,7 +35,7 @@ export async function readLoreDoc(name: string): Promise<string | null> {
 export async function loreDocEntries(baseUrl: string): Promise<EntryInput[]> {
   const entries: EntryInput[] = [];
   for (const name of await loreDocNames()) {
-    const markdown = await readLoreDoc(name);
+    const markdown = await readDoc(name);
     if (markdown === null) continue;
     const sections = markdownSections(markdown);
     const document = sections.find((s) => s.slug === '')?.title ?? name;
