@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, openPage, startLore, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, openPage, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
 
 describe('browser: headless client', { skip: browserSkip }, () => {
   let lore: Lore;
@@ -32,8 +32,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
   });
 
   it('is ready at once and searches with a limit', TEST, async () => {
-    const tab = await openPage(browser, searchPage);
-    try {
+    await withPage(browser, searchPage, {}, async (tab) => {
       const result = await tab.page.evaluate(async () => {
         const client = (window as any).client;
         const hits = await client.search('How do I reset my password?', { limit: 2 });
@@ -45,28 +44,20 @@ describe('browser: headless client', { skip: browserSkip }, () => {
       assert.equal(result.urls[0], `${lore.site.origin}/docs/reset`);
       assert.deepEqual(result.one, ['Invoices and billing']);
       assert.match(result.sessionId, /^[A-Za-z0-9_-]{1,64}$/);
-      await tab.assertClean();
-    } finally {
-      await tab.close();
-    }
+    });
   });
 
   it('fetches the presentation config', TEST, async () => {
-    const tab = await openPage(browser, chatPage);
-    try {
+    await withPage(browser, chatPage, {}, async (tab) => {
       const config = await tab.page.evaluate(() => (window as any).client.fetchConfig());
       assert.equal(config.type, 'chatbot');
       assert.equal(config.name, 'Helper');
       assert.equal(config.debounce, 1000);
-      await tab.assertClean();
-    } finally {
-      await tab.close();
-    }
+    });
   });
 
   it('chat streams tokens and statuses, resolves with the reply, and continues a conversation', TEST, async () => {
-    const tab = await openPage(browser, chatPage);
-    try {
+    await withPage(browser, chatPage, {}, async (tab) => {
       const first = await tab.page.evaluate(async () => {
         const deltas: string[] = [];
         const fulls: string[] = [];
@@ -102,15 +93,11 @@ describe('browser: headless client', { skip: browserSkip }, () => {
       assert.equal(followUp.conversationId, reply.conversationId, 'the follow-up continues the conversation');
       assert.notEqual(followUp.answerId, reply.answerId);
       assert.match(followUp.text, /audit logs/);
-      await tab.assertClean();
-    } finally {
-      await tab.close();
-    }
+    });
   });
 
   it('summarize resolves with {summarized, text}, streaming tokens', TEST, async () => {
-    const tab = await openPage(browser, searchPage);
-    try {
+    await withPage(browser, searchPage, {}, async (tab) => {
       const result = await tab.page.evaluate(async () => {
         let last = '';
         let count = 0;
@@ -121,15 +108,11 @@ describe('browser: headless client', { skip: browserSkip }, () => {
       assert.match(result.summary.text, /reset/i);
       assert.equal(result.last, result.summary.text);
       assert.ok(result.count > 1);
-      await tab.assertClean();
-    } finally {
-      await tab.close();
-    }
+    });
   });
 
   it('keeps sessionId for the tab across reloads; a new tab gets a new one; search sends it', TEST, async () => {
-    const tab = await openPage(browser, searchPage);
-    try {
+    await withPage(browser, searchPage, {}, async (tab) => {
       const sessionOf = () => tab.page.evaluate(() => (window as any).client.sessionId as string);
       const first = await sessionOf();
       await tab.page.reload();
@@ -142,28 +125,20 @@ describe('browser: headless client', { skip: browserSkip }, () => {
       const sent = tab.page.waitForRequest((r) => r.url().includes('/search?'));
       await tab.page.evaluate(() => (window as any).client.search('export data'));
       assert.equal(new URL((await sent).url()).searchParams.get('session_id'), first);
-      await tab.assertClean();
-    } finally {
-      await tab.close();
-    }
+    });
   });
 
   it('402: chat resolves with the search hits from the response instead of failing', TEST, async () => {
-    const tab = await openPage(browser, clientPage(brokeWidget.key), { allow: [failedLoad(402)] });
-    try {
+    await withPage(browser, clientPage(brokeWidget.key), { allow: [failedLoad(402)] }, async (tab) => {
       const reply = await tab.page.evaluate(() => (window as any).client.chat('How do I reset my password?'));
       assert.ok(Array.isArray(reply.hits) && reply.hits.length > 0, JSON.stringify(reply));
       assert.equal(reply.hits[0].title, 'Reset your password');
-      await tab.assertClean();
-    } finally {
-      await tab.close();
-    }
+    });
   });
 
   it('trackEvent reaches the server with url, rank, source and the session', TEST, async () => {
-    const tab = await openPage(browser, searchPage);
-    const { bodies, answers } = await captureEvents(tab.page);
-    try {
+    await withPage(browser, searchPage, {}, async (tab) => {
+      const { bodies, answers } = await captureEvents(tab.page);
       const sessionId = await tab.page.evaluate(() => {
         const client = (window as any).client;
         client.trackEvent('click', { url: 'http://localhost/docs/reset', rank: 2, source: 'result' });
@@ -176,17 +151,13 @@ describe('browser: headless client', { skip: browserSkip }, () => {
         return rows;
       });
       assert.deepEqual(events, [{ name: 'click', url: 'http://localhost/docs/reset', rank: 2, source: 'result', session_id: sessionId }]);
-      await tab.assertClean();
-    } finally {
-      await tab.close();
-    }
+    });
   });
 
   it('token: a preview page off the websites list works with the widget secret as bearer, and context goes with chat', TEST, async () => {
     const unlisted = await lore.widget('chat', {}, { websites: ['www.elsewhere.example'] });
     const page = lore.site.page({ script: `window.client = ServiceSdk.headless(${js(unlisted.key)}, { token: ${js(unlisted.secret)}, context: { plan: 'pro' } });` });
-    const tab = await openPage(browser, page);
-    try {
+    await withPage(browser, page, {}, async (tab) => {
       const sent: any[] = [];
       tab.page.on('request', (request) => {
         if (request.method() === 'POST' && request.url().endsWith('/chat')) sent.push({ auth: request.headers().authorization, body: request.postDataJSON() });
@@ -199,10 +170,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
       assert.match(reply.text, /reset/i);
       assert.equal(sent[0].auth, `Bearer ${unlisted.secret}`);
       assert.deepEqual(sent[0].body.context, { url: page, title: sent[0].body.context.title, plan: 'pro' });
-      await tab.assertClean();
-    } finally {
-      await tab.close();
-    }
+    });
     // Without the token the same page is refused (no CORS for it).
     const refused = lore.site.page({ script: `window.client = ServiceSdk.headless(${js(unlisted.key)}, { context: false });` });
     const other = await openPage(browser, refused, { allow: [/CORS|Failed to load resource|blocked/i] });
@@ -217,8 +185,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
   it('conversation operations for a signed visitor: list, get, keep/release, delete one and all; identify(null) forgets', TEST, async () => {
     const user = { id: 'visitor-9', hash: createHmac('sha256', chatWidget.identity).update('visitor-9').digest('hex') };
     const page = lore.site.page({ script: `window.client = ServiceSdk.headless(${js(chatWidget.key)}, { user: ${js(user)} });` });
-    const tab = await openPage(browser, page);
-    try {
+    await withPage(browser, page, {}, async (tab) => {
       const result = await tab.page.evaluate(async () => {
         const client = (window as any).client;
         const first = await client.chat('How do I reset my password?');
@@ -243,9 +210,6 @@ describe('browser: headless client', { skip: browserSkip }, () => {
       assert.deepEqual(result.afterOne, [result.second]);
       assert.deepEqual(result.afterAll, []);
       assert.match(result.anonymous, /identify/);
-      await tab.assertClean();
-    } finally {
-      await tab.close();
-    }
+    });
   });
 });
