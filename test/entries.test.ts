@@ -73,7 +73,7 @@ for (const backend of backends()) {
         assert.ok([...indexed].some((t) => t.startsWith(word)), `expected a term for "${word}"`);
       }
       assert.ok(![...indexed].some((t) => t.includes('zeta')), 'meta must not be indexed');
-      const dims = await server.container.db.query<{ dims: number }>('SELECT vector_dims(embedding) AS dims FROM chunks WHERE entry_id = $1', [e.id]);
+      const dims = await server.container.db.query<{ dims: number }>('SELECT vector_dims(v.embedding) AS dims FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id WHERE c.entry_id = $1', [e.id]);
       assert.equal(dims[0]!.dims, 384);
     });
 

@@ -158,12 +158,14 @@ export interface SearchRepository {
     query: { terms: readonly string[]; embedding: Float32Array; dims: number },
     filters: readonly MetaFilter[],
     limit: number,
-  ): Promise<{ chunks: ChunkScore[]; idf: Map<string, number>; chunkCount: number }>;
-  /** The entries with these ids, as the API shows them. */
-  entries(scope: Scope, entryIds: readonly string[]): Promise<Entry[]>;
+  ): Promise<{ chunks: ChunkScore[]; idf: Map<string, number> }>;
+  /**
+   * The entries of these (entry, chunk) pairs, as the API shows them, each with its chunk's
+   * text (null when the chunk is gone); entries deleted meanwhile are left out. Any order.
+   */
+  passages(scope: Scope, items: readonly { entryId: string; chunkId: number }[]): Promise<{ entry: Entry; chunkText: string | null }[]>;
   /** Only the metadata of these entries (what boosts and sorts read), keyed by id. */
   entryFields(scope: Scope, entryIds: readonly string[]): Promise<Map<string, Pick<Entry, 'meta' | 'searchable_meta'>>>;
-  chunkTexts(chunkIds: readonly number[]): Promise<Map<number, string>>;
   /** Distinct languages of the chunks in these collections (from statistics, not a scan). */
   languages(scope: Scope, collectionIds: readonly string[]): Promise<string[]>;
   logSearch(scope: Scope, row: { integrationId: string; query: string; resultCount: number; topScore: number | null; latencyMs: number }): Promise<void>;

@@ -30,6 +30,21 @@ export interface SearchResult {
   page: number;
   perPage: number;
   summarisable: boolean;
+  /** Milliseconds spent in each stage, in order (embed, terms, candidates, rank, hydrate), and in all. */
+  timings: StageTimings;
+}
+
+/** Stage name → milliseconds, in the order the stages ran. */
+export type StageTimings = Record<string, number>;
+
+/** Records how long each stage of a request takes. */
+function stopwatch(timings: StageTimings) {
+  let last = performance.now();
+  return (stage: string) => {
+    const now = performance.now();
+    timings[stage] = (timings[stage] ?? 0) + (now - last);
+    last = now;
+  };
 }
 
 /**
@@ -109,23 +124,39 @@ export function createSearchService(deps: {
   const { integrations, search, embedder } = deps;
 
   /** Candidate chunks of a query with what fusion needs: the BM25 normaliser and the lexical weight. */
-  async function gather(scope: Scope, collectionIds: readonly string[], query: string, meta: SearchParams['meta'], lexical: boolean) {
-    let embedding: Float32Array;
+  async function gather(
+    scope: Scope,
+    collectionIds: readonly string[],
+    query: string,
+    meta: SearchParams['meta'],
+    lexical: boolean,
+    lap: (stage: string) => void = () => {},
+  ) {
+    // The query embedding and the collections' languages are independent: fetched side by side.
+    const [embedding, languages] = await Promise.all([
+      embedQuery(query).finally(() => lap('embed')),
+      collectionIds.length ? search.languages(scope, collectionIds) : [],
+    ]);
+    const terms = queryTerms(query, languages);
+    const weight = lexicalWeight(queryLanguage(query, languages));
+    lap('terms');
+    const { chunks, idf } = collectionIds.length
+      ? await search.candidates(scope, collectionIds, { terms: lexical ? terms : [], embedding, dims: embedder.dimensions }, meta, CANDIDATES)
+      : { chunks: [], idf: new Map<string, number>() };
+    lap('candidates');
+    // Normaliser: every query term present once in a chunk of average length.
+    const ideal = [...idf.values()].reduce((sum, w) => sum + w, 0) + unknownTermsWeight(terms, idf);
+    return { chunks, ideal, terms, weight };
+  }
+
+  async function embedQuery(query: string): Promise<Float32Array> {
     try {
-      [embedding] = (await embedder.embed([query])) as [Float32Array];
+      const [embedding] = await embedder.embed([query]);
+      return embedding!;
     } catch (error) {
       if (error instanceof EmbedderError) throw new UnavailableError('The embedding provider is unavailable.');
       throw error;
     }
-    const languages = collectionIds.length ? await search.languages(scope, collectionIds) : [];
-    const terms = queryTerms(query, languages);
-    const weight = lexicalWeight(queryLanguage(query, languages));
-    const { chunks, idf } = collectionIds.length
-      ? await search.candidates(scope, collectionIds, { terms: lexical ? terms : [], embedding, dims: embedder.dimensions }, meta, CANDIDATES)
-      : { chunks: [], idf: new Map<string, number>() };
-    // Normaliser: every query term present once in a chunk of average length.
-    const ideal = [...idf.values()].reduce((sum, w) => sum + w, 0) + unknownTermsWeight(terms, idf);
-    return { chunks, ideal, terms, weight };
   }
 
   /** Entries by their best chunk's similarity in `mode`, at or above `threshold`, best first. */
@@ -148,8 +179,9 @@ export function createSearchService(deps: {
     collectionIds: readonly string[],
     params: Pick<SearchParams, 'query' | 'threshold' | 'meta' | 'boosts' | 'sorts'>,
     mode: SearchMode,
+    lap?: (stage: string) => void,
   ): Promise<Ranking> {
-    const found = await gather(scope, collectionIds, params.query, params.meta, mode !== 'vector');
+    const found = await gather(scope, collectionIds, params.query, params.meta, mode !== 'vector', lap);
     let ranked = fuse(found, mode, params.threshold);
     if (params.boosts.length > 0 || params.sorts.length > 0) {
       // Only boosts and sorts need metadata, and only they read it for every candidate.
@@ -158,21 +190,18 @@ export function createSearchService(deps: {
       if (params.boosts.length > 0) ranked = applyBoosts(ranked, params.boosts);
       if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
     }
+    lap?.('rank');
     return { ranked, terms: found.terms };
   }
 
   /** Full entries and best-chunk texts of `items`, in order; entries deleted meanwhile are left out. */
   async function hydrate(scope: Scope, items: readonly Ranked[], terms: readonly string[]): Promise<Passage[]> {
-    const [rows, texts] = await Promise.all([
-      search.entries(scope, items.map((r) => r.entryId)),
-      search.chunkTexts(items.map((r) => r.chunkId)),
-    ]);
-    const entries = new Map(rows.map((e) => [e.id, e]));
+    const found = new Map((await search.passages(scope, items)).map((p) => [p.entry.id, p]));
     return items
-      .filter((r) => entries.has(r.entryId))
+      .filter((r) => found.has(r.entryId))
       .map((r) => {
-        const entry = entries.get(r.entryId)!;
-        const text = texts.get(r.chunkId) ?? entry.raw_text;
+        const { entry, chunkText } = found.get(r.entryId)!;
+        const text = chunkText ?? entry.raw_text;
         return {
           text,
           hit: { ...entry, score_breakdown: { similarity: round(r.similarity), final_score: round(r.final) }, snippet: snippet(text, terms) },
@@ -183,10 +212,14 @@ export function createSearchService(deps: {
   return {
     async search(scope, integrationId, params, options = {}) {
       const started = performance.now();
+      const timings: StageTimings = {};
+      const lap = stopwatch(timings);
       const integration = await integrations.getActive(scope, integrationId);
-      const { ranked, terms } = await rank(scope, integration.collection_ids, params, options.mode ?? 'hybrid');
+      lap('integration');
+      const { ranked, terms } = await rank(scope, integration.collection_ids, params, options.mode ?? 'hybrid', lap);
       const pageItems = ranked.slice((params.page - 1) * params.perPage, params.page * params.perPage);
       const hits = (await hydrate(scope, pageItems, terms)).map((p) => p.hit);
+      lap('hydrate');
       const top = ranked.reduce((max, r) => Math.max(max, r.similarity), 0);
       const result: SearchResult = {
         hits,
@@ -194,8 +227,10 @@ export function createSearchService(deps: {
         page: params.page,
         perPage: params.perPage,
         summarisable: ranked.length > 0 && top >= Math.max(SUMMARISABLE_SIMILARITY, params.threshold),
+        timings,
       };
       const latencyMs = performance.now() - started;
+      timings.total = latencyMs;
       // Analytics must not add latency: written after the response is built, errors only logged.
       setImmediate(() => {
         search

@@ -1,6 +1,7 @@
 import type { Entry, PreparedChunk, Scope } from '../domain/model.js';
 import { SourceConflictError, type EntryRepository, type EntryWrite, type EntryWriteResult } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
+import { tfNormSql } from './bm25.js';
 import { iso, parseVector, vectorLiteral } from './sql.js';
 
 const COLUMNS = `id, collection_id, title, raw_text, meta, searchable_meta, source_url, source_type, source_id,
@@ -25,7 +26,10 @@ export function createEntryRepository(db: Db, embeddingModel: { model: string; d
     writtenSinceAnalyze = 0;
     // On a server, VACUUM also marks pages all-visible so postings are read by index-only
     // scans; PGlite would block its one connection for it, so it only re-analyses.
-    const maintenance = db.backend === 'postgres' ? 'VACUUM (ANALYZE) chunks, chunk_terms, collection_terms' : 'ANALYZE chunks; ANALYZE chunk_terms; ANALYZE collection_terms';
+    const maintenance =
+      db.backend === 'postgres'
+        ? 'VACUUM (ANALYZE) chunks, chunk_vectors, chunk_terms, collection_terms'
+        : 'ANALYZE chunks; ANALYZE chunk_vectors; ANALYZE chunk_terms; ANALYZE collection_terms';
     setImmediate(() => void db.exec(maintenance).catch(() => {}));
   };
 
@@ -64,8 +68,9 @@ export function createEntryRepository(db: Db, embeddingModel: { model: string; d
     async reusableEmbeddings(scope, collectionId, hashes) {
       if (hashes.length === 0) return new Map();
       const rows = await db.query<{ content_hash: string; embedding: string }>(
-        `SELECT DISTINCT ON (content_hash) content_hash, embedding::text AS embedding FROM chunks
-         WHERE collection_id = $1 AND organisation_id = $2 AND content_hash = ANY($3::text[])`,
+        `SELECT DISTINCT ON (c.content_hash) c.content_hash, v.embedding::text AS embedding
+         FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id
+         WHERE c.collection_id = $1 AND c.organisation_id = $2 AND c.content_hash = ANY($3::text[])`,
         [collectionId, scope.organisationId, hashes],
       );
       return new Map(rows.map((r) => [r.content_hash, parseVector(r.embedding)]));
@@ -210,14 +215,17 @@ async function insertChunks(
     })),
   );
   if (rows.length === 0) return;
+  // Chunks and their vectors (narrow rows of their own, half precision) in one statement.
   const inserted = await tx.query<{ id: number; entry_id: string; ordinal: number }>(
-    `INSERT INTO chunks (entry_id, collection_id, organisation_id, ordinal, text, headings, language,
-       content_hash, model, dims, embedding, length)
-     SELECT x.entry_id, $2, $3, x.ordinal, x.text, x.headings, x.language, x.content_hash, $4, $5,
-       x.embedding::vector, x.length
-     FROM jsonb_to_recordset($1::jsonb) AS x(entry_id uuid, ordinal int, text text, headings text[],
-       language text, content_hash text, embedding text, length int)
-     RETURNING id, entry_id, ordinal`,
+    `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(entry_id uuid, ordinal int, text text, headings text[],
+                  language text, content_hash text, embedding text, length int)),
+       c AS (INSERT INTO chunks (entry_id, collection_id, organisation_id, ordinal, text, headings, language,
+               content_hash, model, dims, length)
+             SELECT x.entry_id, $2, $3, x.ordinal, x.text, x.headings, x.language, x.content_hash, $4, $5, x.length FROM x
+             RETURNING id, entry_id, ordinal),
+       v AS (INSERT INTO chunk_vectors (chunk_id, collection_id, dims, embedding)
+             SELECT c.id, $2, $5, x.embedding::vector FROM c JOIN x ON x.entry_id = c.entry_id AND x.ordinal = c.ordinal)
+     SELECT id, entry_id, ordinal FROM c`,
     [JSON.stringify(rows), collectionId, scope.organisationId, embedding.model, embedding.dimensions],
   );
 
@@ -241,10 +249,15 @@ async function insertChunks(
       }
     }
   }
+  // Each posting's impact is its BM25 term-frequency factor at the collection's average
+  // length before this write (this batch's own average for a new collection).
   await tx.query(
-    `INSERT INTO chunk_terms (collection_id, term, chunk_id, tf, length)
-     SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[])`,
-    [collectionId, terms, ids, tfs, lengths],
+    `INSERT INTO chunk_terms (collection_id, term, chunk_id, tf, length, impact)
+     SELECT $1, p.term, p.chunk_id, p.tf, p.length, ${tfNormSql('p.tf', 'p.length', 's.avgdl')}
+     FROM unnest($2::text[], $3::bigint[], $4::int[], $5::int[]) AS p(term, chunk_id, tf, length)
+     CROSS JOIN (SELECT CASE WHEN chunk_count > 0 THEN greatest(total_length::float8 / chunk_count, 1) ELSE $6::float8 END AS avgdl
+                 FROM collection_stats WHERE collection_id = $1) s`,
+    [collectionId, terms, ids, tfs, lengths, Math.max(1, totalLength / rows.length)],
   );
   // Sorted so concurrent writers lock statistics rows in the same order (no deadlocks).
   const dfTerms = [...df.keys()].sort();

@@ -42,15 +42,16 @@ function splitStatements(sql: string): string[] {
 }
 
 /**
- * Chunks keep embeddings of any dimension; the HNSW index is built per dimension, on an
- * expression, for the embedder in use. Idempotent; called at start after migrate().
+ * Vectors of any dimension are stored; the HNSW index (cosine) is built per
+ * dimension, on an expression, for the embedder in use. Idempotent; called at start after
+ * migrate().
  */
 export async function ensureVectorIndex(db: Db, dimensions: number): Promise<void> {
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4000) {
     throw new Error(`Unsupported embedding dimension ${dimensions}`);
   }
   await db.exec(
-    `CREATE INDEX IF NOT EXISTS chunks_embedding_hnsw_${dimensions} ON chunks
+    `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw_${dimensions} ON chunk_vectors
        USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`,
   );
 }

@@ -15,7 +15,7 @@ import { bearer } from '../auth.js';
 import { bearerCors, loadWidget, preflightCors, preflightHeaders, widgetCors } from '../widgetAuth.js';
 import { WidgetConfig } from '../widgetSchemas.js';
 import { ChatBody, ChatResponse, failures, respondChat, respondSummary, SummaryResponse } from './answers.js';
-import { presentSearch, SearchResponse } from './search.js';
+import { presentSearch, SearchResponse, serverTiming } from './search.js';
 
 const Params = Type.Object({ organisation: Type.String({ maxLength: 64 }), widget: Type.String({ maxLength: 64 }) });
 const SessionId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
@@ -125,9 +125,10 @@ export function widgetApiRoutes(app: App): void {
       querystring: Type.Object({ session_id: Type.Optional(SessionId) }, { additionalProperties: true }),
       response: { 200: Type.Object({ ...SearchResponse.properties, session_id: Type.String() }), 403: Message, 503: Message, ...errorResponses },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { session_id: sessionId, ...query } = request.query as Record<string, unknown>;
     const result = await search.search(request.scope, request.widget.integration_id, parseSearchParams(query));
+    reply.header('server-timing', serverTiming(result));
     return { ...presentSearch(request, result, config.publicUrl), session_id: (sessionId as string | undefined) ?? randomUUID() };
   });
 

@@ -1,0 +1,12 @@
+/** BM25 as the storage computes it (Lucene's defaults), shared by writes and searches. */
+export const BM25 = { k1: 1.2, b: 0.75 } as const;
+
+/**
+ * SQL for BM25's term-frequency factor of a posting: tf·(k1+1) / (tf + k1·(1 − b + b·length/avgdl)).
+ * At write time, with the collection's average length then, it is the posting's impact (the
+ * order in which a query term reads its postings); at search time, with today's average,
+ * it is the exact factor.
+ */
+export function tfNormSql(tf: string, length: string, avgdl: string): string {
+  return `(${tf} * ${BM25.k1 + 1} / (${tf} + ${BM25.k1} * (${1 - BM25.b} + ${BM25.b} * ${length} / ${avgdl})))`;
+}
