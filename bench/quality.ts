@@ -11,7 +11,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { createEmbedder } from '../src/container.js';
 import type { SearchMode } from '../src/domain/search.js';
+import { cachingEmbedder } from './embeddingCache.js';
 import { startLore } from './harness.js';
 
 const { values } = parseArgs({
@@ -37,7 +40,11 @@ function qrels(file: string): Map<string, Map<string, number>> {
   return out;
 }
 
-const lore = await startLore('bench-quality');
+// The model's own vectors, kept between runs (corpora and queries are fixed), so a rerun
+// measures ranking changes in minutes instead of re-embedding ~40k texts.
+const model = await createEmbedder(loadConfig({ ...process.env, LORE_LOG_LEVEL: 'silent', DATABASE_URL: undefined }));
+const embedder = cachingEmbedder(model, path.resolve('bench/results/.cache/quality'));
+const lore = await startLore('bench-quality', { embedder });
 const { container, call, scope } = lore;
 const started = performance.now();
 
@@ -171,4 +178,5 @@ console.log(`elapsed ${((performance.now() - started) / 1000).toFixed(0)} s, bac
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/quality.json', JSON.stringify({ rows, calibration }, null, 2));
 
+embedder.save();
 await lore.close();
