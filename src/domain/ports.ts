@@ -142,23 +142,36 @@ export interface ChunkScore {
   cosine: number;
 }
 
-export interface LexicalQuery {
-  terms: readonly string[];
+/**
+ * The lexical pass of a search: each query term's BM25 weight (idf; terms absent from the
+ * collections are left out), the collections' average chunk length, and the ids of the
+ * best chunks by BM25 as far as each term's best postings tell (scored exactly later).
+ */
+export interface LexicalCandidates {
+  idf: Map<string, number>;
+  avgdl: number;
+  chunkIds: number[];
 }
 
 export interface SearchRepository {
   /**
-   * Candidate chunks of these collections (tenant-checked) passing the filters: the best
-   * `limit` by BM25 and the best `limit` by vector distance, each scored on both signals.
-   * Also returns the BM25 weight of each query term (idf), for normalising.
+   * The lexical pass over these collections (tenant-checked) for chunks passing the filters:
+   * the best `limit` by BM25, reading a bounded number of postings per term. Needs no
+   * embedding, so it runs while the query is being embedded.
    */
-  candidates(
+  lexical(scope: Scope, collectionIds: readonly string[], terms: readonly string[], filters: readonly MetaFilter[], limit: number): Promise<LexicalCandidates>;
+  /**
+   * The candidates of a search, each scored on both signals (exact BM25 and cosine): the
+   * lexical pass's chunks and the best `limit` by vector distance among chunks of these
+   * collections (tenant-checked) passing the filters.
+   */
+  scored(
     scope: Scope,
     collectionIds: readonly string[],
-    query: { terms: readonly string[]; embedding: Float32Array; dims: number },
+    query: { terms: readonly string[]; lexical: LexicalCandidates; embedding: Float32Array; dims: number },
     filters: readonly MetaFilter[],
     limit: number,
-  ): Promise<{ chunks: ChunkScore[]; idf: Map<string, number> }>;
+  ): Promise<ChunkScore[]>;
   /**
    * The entries of these (entry, chunk) pairs, as the API shows them, each with its chunk's
    * text (null when the chunk is gone); entries deleted meanwhile are left out. Any order.

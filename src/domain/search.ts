@@ -1,6 +1,6 @@
 import type { IntegrationService } from './integrations.js';
 import type { Entry, Integration, JsonObject, Scope } from './model.js';
-import type { ChunkScore, Embedder, MetaFilter, SearchRepository } from './ports.js';
+import type { ChunkScore, Embedder, LexicalCandidates, MetaFilter, SearchRepository } from './ports.js';
 import { EmbedderError } from './ports.js';
 import { UnavailableError } from './errors.js';
 import { analyze, detectLanguage } from './text/tokenize.js';
@@ -30,7 +30,11 @@ export interface SearchResult {
   page: number;
   perPage: number;
   summarisable: boolean;
-  /** Milliseconds spent in each stage, in order (embed, terms, candidates, rank, hydrate), and in all. */
+  /**
+   * Milliseconds of each stage on the request's path, in order (integration, terms, lexical,
+   * embed, vector, rank, hydrate), and in all. The query is embedded from the start, beside
+   * the stages before it: `embed` is only what it adds after the lexical pass.
+   */
   timings: StageTimings;
 }
 
@@ -132,18 +136,25 @@ export function createSearchService(deps: {
     lexical: boolean,
     lap: (stage: string) => void = () => {},
   ) {
-    // The query embedding and the collections' languages are independent: fetched side by side.
-    const [embedding, languages] = await Promise.all([
-      embedQuery(query).finally(() => lap('embed')),
-      collectionIds.length ? search.languages(scope, collectionIds) : [],
-    ]);
+    // The query is embedded from the start, beside the lexical pass, which does not need it.
+    const embedding = embedQuery(query);
+    embedding.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
+    const languages = collectionIds.length ? await search.languages(scope, collectionIds) : [];
     const terms = queryTerms(query, languages);
     const weight = lexicalWeight(queryLanguage(query, languages));
     lap('terms');
-    const { chunks, idf } = collectionIds.length
-      ? await search.candidates(scope, collectionIds, { terms: lexical ? terms : [], embedding, dims: embedder.dimensions }, meta, CANDIDATES)
-      : { chunks: [], idf: new Map<string, number>() };
-    lap('candidates');
+    const found: LexicalCandidates =
+      lexical && terms.length > 0 && collectionIds.length > 0
+        ? await search.lexical(scope, collectionIds, terms, meta, CANDIDATES)
+        : { idf: new Map(), avgdl: 1, chunkIds: [] };
+    lap('lexical');
+    const vector = await embedding;
+    lap('embed'); // what the embedding adds once the lexical pass is done
+    const chunks = collectionIds.length
+      ? await search.scored(scope, collectionIds, { terms: lexical ? terms : [], lexical: found, embedding: vector, dims: embedder.dimensions }, meta, CANDIDATES)
+      : [];
+    lap('vector');
+    const { idf } = found;
     // Normaliser: every query term present once in a chunk of average length.
     const ideal = [...idf.values()].reduce((sum, w) => sum + w, 0) + unknownTermsWeight(terms, idf);
     return { chunks, ideal, terms, weight };

@@ -8,5 +8,7 @@ export const BM25 = { k1: 1.2, b: 0.75 } as const;
  * it is the exact factor.
  */
 export function tfNormSql(tf: string, length: string, avgdl: string): string {
-  return `(${tf} * ${BM25.k1 + 1} / (${tf} + ${BM25.k1} * (${1 - BM25.b} + ${BM25.b} * ${length} / ${avgdl})))`;
+  // float8 literals: a bare 2.2 is numeric in SQL, and numeric arithmetic per posting is slow.
+  const f = (x: number) => `${x}::float8`;
+  return `(${tf} * ${f(BM25.k1 + 1)} / (${tf} + ${f(BM25.k1)} * (${f(1 - BM25.b)} + ${f(BM25.b)} * ${length} / ${avgdl})))`;
 }

@@ -1,5 +1,5 @@
 import type { Entry, JsonObject } from '../domain/model.js';
-import type { ChunkScore, MetaFilter, SearchRepository } from '../domain/ports.js';
+import type { ChunkScore, LexicalCandidates, MetaFilter, SearchRepository } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
 import { iso, vectorLiteral } from './sql.js';
@@ -25,9 +25,8 @@ function filterSql(filter: MetaFilter, params: unknown[]): string {
 
 export function createSearchRepository(db: Db): SearchRepository {
   return {
-    async candidates(scope, collectionIds, query, filters, limit) {
-      return candidates(db, scope.organisationId, collectionIds, query, filters, limit);
-    },
+    lexical: (scope, collectionIds, terms, filters, limit) => lexical(db, scope.organisationId, collectionIds, terms, filters, limit),
+    scored: (scope, collectionIds, query, filters, limit) => scored(db, scope.organisationId, collectionIds, query, filters, limit),
 
     async passages(scope, items) {
       if (items.length === 0) return [];
@@ -85,39 +84,35 @@ export function createSearchRepository(db: Db): SearchRepository {
  */
 export const POSTINGS_PER_TERM = 1000;
 
-type CandidateRow = { id: number | null; entry_id: string; bm25: number; cosine: number; terms: string[] | null; idfs: number[] | null };
+/** Metadata filters as SQL on chunk `chunkId` (nothing without filters); adds their parameters. */
+function filterClause(filters: readonly MetaFilter[], params: unknown[], chunkId: string): string {
+  if (filters.length === 0) return '';
+  const where = filters.map((f) => filterSql(f, params)).join(' AND ');
+  return `AND EXISTS (SELECT 1 FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE c.id = ${chunkId} AND ${where})`;
+}
+
+const clampLimit = (limit: number) => Math.max(1, Math.min(1000, Math.floor(limit)));
 
 /**
- * The candidates of one search in one statement: the collections' statistics and the query
- * terms' idf; the best `limit` chunks by BM25 (each term's best postings by impact, or every
- * posting when metadata filters may reject most of them) and the best `limit` by vector
- * distance (HNSW over the narrow chunk_vectors, with the session settings HNSW_SETTINGS of
- * db.ts); then, for their union, the exact BM25 from primary-key probes and the cosine.
- * A header row (id null) carries the idf of each query term found. No transaction: a
- * concurrent write can at worst shift a score.
+ * The lexical pass in one statement: the collections' statistics, the query terms' idf, and
+ * the best `limit` chunks by the sum of idf × impact over each term's best postings (every
+ * posting when metadata filters may reject most of them). Impacts were computed at the
+ * average length when written; `scored` recomputes exact BM25 for the chunks found.
  */
-async function candidates(
+async function lexical(
   db: Queryable,
   organisationId: number,
   collectionIds: readonly string[],
-  query: { terms: readonly string[]; embedding: Float32Array; dims: number },
+  terms: readonly string[],
   filters: readonly MetaFilter[],
   limit: number,
-) {
-  const dims = query.dims;
-  if (!Number.isInteger(dims) || dims < 1 || dims > 4000) throw new Error(`Unsupported embedding dimension ${dims}`);
-  const limitValue = Math.max(1, Math.min(1000, Math.floor(limit)));
-
-  // $1 organisation, $2 collections, $3 terms, $4 query vector, then filters.
-  const params: unknown[] = [organisationId, collectionIds, query.terms, vectorLiteral(query.embedding)];
-  const filterWhere = filters.map((f) => filterSql(f, params)).join(' AND ');
-  const passes = (chunkId: string) =>
-    filters.length > 0 ? `AND EXISTS (SELECT 1 FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE c.id = ${chunkId} AND ${filterWhere})` : '';
-  const q = `$4::vector(${dims})`;
+): Promise<LexicalCandidates> {
+  // $1 organisation, $2 collections, $3 terms, then filters.
+  const params: unknown[] = [organisationId, collectionIds, terms];
+  const passes = filterClause(filters, params, 'g.chunk_id');
   // With filters, a term's best postings may all be filtered out: read every posting then.
   const bound = filters.length > 0 ? '' : `ORDER BY p.impact DESC LIMIT ${POSTINGS_PER_TERM}`;
-
-  const rows = await db.query<CandidateRow>(
+  const [row] = await db.query<{ terms: string[] | null; idfs: number[] | null; avgdl: number; ids: string[] | null }>(
     `WITH cols AS (SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[])),
        s AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
                coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
@@ -129,35 +124,69 @@ async function candidates(
        -- One index range per (collection, query term), best impact first; OFFSET 0 keeps the
        -- planner from turning it into a scan of the whole collection.
        lex AS (SELECT g.chunk_id FROM (
-                 SELECT p.chunk_id, sum(w.idf * ${tfNormSql('p.tf', 'p.length', 's.avgdl')}) AS bm25
-                 FROM cols CROSS JOIN w CROSS JOIN s CROSS JOIN LATERAL (
-                   SELECT p.chunk_id, p.tf, p.length FROM chunk_terms p
+                 SELECT p.chunk_id, sum(w.idf * p.impact) AS score
+                 FROM cols CROSS JOIN w CROSS JOIN LATERAL (
+                   SELECT p.chunk_id, p.impact FROM chunk_terms p
                    WHERE p.collection_id = cols.id AND p.term = w.term ${bound} OFFSET 0) p
                  GROUP BY p.chunk_id) g
-               WHERE true ${passes('g.chunk_id')} ORDER BY g.bm25 DESC LIMIT ${limitValue}),
-       vec AS (SELECT v.chunk_id FROM chunk_vectors v
-               WHERE v.dims = ${dims} AND v.collection_id = ANY($2::uuid[]) ${passes('v.chunk_id')}
-               ORDER BY v.embedding::vector(${dims}) <=> ${q} LIMIT ${limitValue}),
-       cand AS (SELECT chunk_id FROM lex UNION SELECT chunk_id FROM vec),
-       -- Exact BM25 of every candidate: one primary-key probe per (chunk, query term).
-       exact AS (SELECT t.chunk_id, sum(w.idf * ${tfNormSql('t.tf', 't.length', 's.avgdl')}) AS bm25
-                 FROM cand JOIN chunk_terms t ON t.chunk_id = cand.chunk_id AND t.term = ANY($3::text[])
-                 JOIN w ON w.term = t.term CROSS JOIN s
-                 GROUP BY t.chunk_id)
-     SELECT NULL::bigint AS id, NULL::uuid AS entry_id, NULL::float8 AS bm25, NULL::float8 AS cosine,
-       (SELECT array_agg(term) FROM w) AS terms, (SELECT array_agg(idf) FROM w) AS idfs
-     UNION ALL
-     SELECT c.id, c.entry_id, coalesce(exact.bm25, 0), 1 - (v.embedding <=> ${q}), NULL, NULL
-     FROM cand JOIN chunks c ON c.id = cand.chunk_id AND c.organisation_id = $1
-       JOIN chunk_vectors v ON v.chunk_id = cand.chunk_id
-       LEFT JOIN exact ON exact.chunk_id = cand.chunk_id`,
+               WHERE true ${passes} ORDER BY g.score DESC LIMIT ${clampLimit(limit)})
+     SELECT (SELECT array_agg(term) FROM w) AS terms, (SELECT array_agg(idf) FROM w) AS idfs,
+       (SELECT avgdl FROM s) AS avgdl, (SELECT array_agg(chunk_id) FROM lex) AS ids`,
     params,
   );
-  const header = rows.find((r) => r.id === null);
   const idf = new Map<string, number>();
-  (header?.terms ?? []).forEach((term, i) => idf.set(term, Number(header!.idfs![i])));
-  const chunks: ChunkScore[] = rows
-    .filter((r) => r.id !== null)
-    .map((r) => ({ chunkId: Number(r.id), entryId: r.entry_id, bm25: Number(r.bm25), cosine: Number(r.cosine) }));
-  return { chunks, idf };
+  (row?.terms ?? []).forEach((term, i) => idf.set(term, Number(row!.idfs![i])));
+  return { idf, avgdl: Number(row?.avgdl ?? 1), chunkIds: (row?.ids ?? []).map(Number) };
+}
+
+/**
+ * The candidates scored, in one statement: the best `limit` chunks by vector distance (HNSW
+ * over the narrow chunk_vectors, with the session settings HNSW_SETTINGS of db.ts) and the
+ * lexical pass's chunks; for each, the exact BM25 from primary-key probes of its postings
+ * and the cosine. Every chunk is checked against the organisation and collections here,
+ * whatever the lexical pass returned. No transaction: a concurrent write can at worst shift
+ * a score.
+ */
+async function scored(
+  db: Queryable,
+  organisationId: number,
+  collectionIds: readonly string[],
+  query: { terms: readonly string[]; lexical: LexicalCandidates; embedding: Float32Array; dims: number },
+  filters: readonly MetaFilter[],
+  limit: number,
+): Promise<ChunkScore[]> {
+  const dims = query.dims;
+  if (!Number.isInteger(dims) || dims < 1 || dims > 4000) throw new Error(`Unsupported embedding dimension ${dims}`);
+  const idf = [...query.lexical.idf];
+  // $1 organisation, $2 collections, $3 query vector, $4 lexical chunks, $5 terms, $6 idfs, $7 avgdl, then filters.
+  const params: unknown[] = [
+    organisationId,
+    collectionIds,
+    vectorLiteral(query.embedding),
+    query.lexical.chunkIds,
+    idf.map(([term]) => term),
+    idf.map(([, weight]) => weight),
+    query.lexical.avgdl,
+  ];
+  const passes = filterClause(filters, params, 'v.chunk_id');
+  const q = `$3::vector(${dims})`;
+  const rows = await db.query<{ id: string; entry_id: string; bm25: number; cosine: number }>(
+    `WITH vec AS (SELECT v.chunk_id, v.embedding::vector(${dims}) <=> ${q} AS distance FROM chunk_vectors v
+                  WHERE v.dims = ${dims} AND v.collection_id = ANY($2::uuid[]) ${passes}
+                  ORDER BY 2 LIMIT ${clampLimit(limit)}),
+       -- The lexical pass's chunks the vector pass did not find need their distance read.
+       cand AS (SELECT chunk_id, distance FROM vec
+                UNION ALL
+                SELECT l.chunk_id, NULL FROM unnest($4::bigint[]) AS l(chunk_id)
+                WHERE NOT EXISTS (SELECT 1 FROM vec WHERE vec.chunk_id = l.chunk_id))
+     SELECT c.id, c.entry_id,
+       -- Exact BM25: the candidate's postings of the query terms, by primary key (a correlated
+       -- subquery, so no planner reads the terms' whole posting lists instead).
+       coalesce((SELECT sum(($6::float8[])[array_position($5::text[], t.term)] * ${tfNormSql('t.tf', 't.length', '$7::float8')})
+                 FROM chunk_terms t WHERE t.chunk_id = cand.chunk_id AND t.term = ANY($5::text[])), 0) AS bm25,
+       1 - coalesce(cand.distance, (SELECT v.embedding <=> ${q} FROM chunk_vectors v WHERE v.chunk_id = cand.chunk_id)) AS cosine
+     FROM cand JOIN chunks c ON c.id = cand.chunk_id AND c.organisation_id = $1 AND c.collection_id = ANY($2::uuid[])`,
+    params,
+  );
+  return rows.map((r) => ({ chunkId: Number(r.id), entryId: r.entry_id, bm25: Number(r.bm25), cosine: Number(r.cosine) }));
 }

@@ -40,4 +40,4 @@ INSERT INTO chunk_postings (collection_id, term, chunk_id, tf, length, impact)
 DROP TABLE chunk_terms;
 ALTER TABLE chunk_postings RENAME TO chunk_terms;
 ALTER TABLE chunk_terms ADD CONSTRAINT chunk_terms_pkey PRIMARY KEY (chunk_id, term) INCLUDE (tf, length);
-CREATE INDEX chunk_terms_impact ON chunk_terms (collection_id, term, impact DESC) INCLUDE (chunk_id, tf, length);
+CREATE INDEX chunk_terms_impact ON chunk_terms (collection_id, term, impact DESC) INCLUDE (chunk_id);
