@@ -1,4 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -8,13 +10,15 @@ import { hashSecret } from '../src/domain/credentials.js';
 import type { Embedder } from '../src/domain/ports.js';
 import { buildApp } from '../src/http/app.js';
 
-const MASTER_KEY = 'bench-master-key-0123456789abcdef';
+export const MASTER_KEY = 'bench-master-key-0123456789abcdef';
 
 export interface StartOptions {
   /** A PostgreSQL server URL; default DATABASE_URL from the environment, else PGlite. */
   databaseUrl?: string;
   /** Replaces the configured embedder (e.g. one that caches vectors between runs). */
   embedder?: Embedder;
+  /** A PGlite folder kept after close (default: a temporary one, removed on close). */
+  dataDir?: string;
 }
 
 /**
@@ -23,7 +27,7 @@ export interface StartOptions {
  * speaks to the API as it.
  */
 export async function startLore(name: string, options: StartOptions = {}) {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), `lore-${name}-`));
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), `lore-${name}-`));
   // Load from one token and one IP is the point of a benchmark: rate limits are off unless set.
   const env: NodeJS.ProcessEnv = { LORE_RATE_LIMIT: '0', LORE_RATE_LIMIT_IP: '0', LORE_ANSWER_RATE_LIMIT: '0', ...process.env, LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent' };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
@@ -54,7 +58,7 @@ export async function startLore(name: string, options: StartOptions = {}) {
     async close() {
       await app.close();
       await container.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -81,4 +85,120 @@ export async function freshDatabase(serverUrl: string, name: string): Promise<st
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** A free TCP port on loopback (for a child server). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Lore's own server (`src/cli.ts serve`) as a child process, as it runs in production, so
+ * that its memory and CPU are its own: PGlite in `dataDir`, or PostgreSQL at `databaseUrl`.
+ * Rate limits and the demo are off. Resolves once /readyz answers.
+ */
+export async function serveLore(options: { databaseUrl?: string; dataDir?: string }) {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LORE_DEMO: 'off',
+    LORE_RATE_LIMIT: '0',
+    LORE_RATE_LIMIT_IP: '0',
+    LORE_ANSWER_RATE_LIMIT: '0',
+    LORE_LOG_LEVEL: 'silent',
+    LORE_MASTER_KEY: MASTER_KEY,
+  };
+  delete env.DATABASE_URL;
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  if (options.dataDir) env.LORE_DATA_DIR = options.dataDir;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  for (let waited = 0; ; waited += 200) {
+    if (child.exitCode !== null) throw new Error(`lore serve exited with ${child.exitCode}`);
+    if (waited > 120_000) throw new Error('lore serve did not become ready in 120 s');
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    /** CPU seconds (user + system) the process has used so far. */
+    cpuSeconds: () => cpuSeconds(child.pid!),
+    /** The process's peak resident memory so far, in bytes (VmHWM). */
+    peakRss(): number {
+      const line = readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+) kB/m);
+      return line ? Number(line[1]) * 1024 : NaN;
+    },
+    async close() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const TICKS = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) process `pid` has used; NaN when it is gone or not on Linux. */
+function cpuSeconds(pid: number | string): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds used so far by all processes named postgres (a local server's backends). */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) total += cpuSeconds(pid) || 0;
+    } catch {
+      // the process ended between listing and reading
+    }
+  }
+  return total;
+}
+
+/**
+ * Samples the summed proportional memory (Pss) of the local PostgreSQL server's processes
+ * every `everyMs` until stopped; returns the peak in bytes. Linux only; NaN elsewhere.
+ */
+export function postgresMemory(everyMs = 250) {
+  let peak = NaN;
+  const sample = () => {
+    let total = 0;
+    let found = false;
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        if (!readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) continue;
+        const pss = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+) kB/m);
+        if (pss) {
+          total += Number(pss[1]) * 1024;
+          found = true;
+        }
+      } catch {
+        // the process ended between listing and reading
+      }
+    }
+    if (found) peak = Number.isNaN(peak) ? total : Math.max(peak, total);
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop(): number {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
 }
