@@ -1,6 +1,9 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { EmbedderError, type Embedder } from '../../domain/ports.js';
+import type { Reply, Request, WorkerOptions } from './localWorker.js';
 
 export interface LocalEmbedderOptions {
   /** Hugging Face model id, resolved inside `modelPath`. */
@@ -24,18 +27,16 @@ export function bundledModelPath(): string {
 
 /**
  * A sentence-embedding model run locally with onnxruntime through transformers.js: mean
- * pooling, normalised. Never touches the network (remote models disabled).
+ * pooling, normalised. Never touches the network (remote models disabled). The model runs
+ * in a worker thread (localWorker.ts): onnxruntime-node computes synchronously, and on the
+ * server's thread every embedding (3–5 ms for a query, a second for a batch of chunks)
+ * would stall every other request, and a search's SQL could not run beside its embedding.
  */
 export async function createLocalEmbedder(options: LocalEmbedderOptions): Promise<Embedder> {
-  const { pipeline, env } = await import('@huggingface/transformers');
-  env.allowRemoteModels = false;
-  env.localModelPath = options.modelPath ?? bundledModelPath();
-  const extractor = await pipeline('feature-extraction', options.model, {
-    dtype: options.dtype as 'q4',
-  });
-  const probe = await extractor('probe', { pooling: 'mean', normalize: true });
-  const dimensions = probe.dims.at(-1) ?? 0;
+  const workerOptions: WorkerOptions = { model: options.model, modelPath: options.modelPath ?? bundledModelPath(), dtype: options.dtype };
   const batchSize = options.batchSize ?? 1;
+  let worker = await startWorker(workerOptions);
+  const dimensions = worker.dimensions;
 
   return {
     model: `${options.model}:${options.dtype}`,
@@ -46,21 +47,75 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
       for (let start = 0; start < order.length; start += batchSize) {
         signal?.throwIfAborted();
         const slice = order.slice(start, start + batchSize);
-        let data: Float32Array;
-        try {
-          const output = await extractor(
-            slice.map((i) => texts[i]!),
-            { pooling: 'mean', normalize: true },
-          );
-          data = output.data as Float32Array;
-        } catch (error) {
+        // A worker that died (out of memory, a crash in the runtime) is replaced.
+        if (worker.dead) worker = await startWorker(workerOptions).catch((error) => {
           throw new EmbedderError('The local embedding model failed.', { cause: error });
-        }
+        });
+        const data = await worker.embed(slice.map((i) => texts[i]!));
         slice.forEach((index, row) => {
           vectors[index] = data.slice(row * dimensions, (row + 1) * dimensions);
         });
       }
       return vectors;
+    },
+  };
+}
+
+/**
+ * Starts the model's worker thread; resolves once the model is loaded. The thread keeps
+ * the process alive only while a request is pending.
+ */
+async function startWorker(options: WorkerOptions) {
+  const here = fileURLToPath(import.meta.url);
+  const file = path.join(path.dirname(here), `localWorker${path.extname(here)}`);
+  // Under tsx (tests, `npm run dev`) the worker registers the TypeScript loader first (a
+  // worker's `--import tsx` does not reach its entry module on Node 20).
+  const worker = file.endsWith('.ts')
+    ? new Worker(
+        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(pathToFileURL(file).href)}); })`,
+        { eval: true, workerData: options },
+      )
+    : new Worker(file, { workerData: options });
+  const pending = new Map<number, { resolve: (data: Float32Array) => void; reject: (error: Error) => void }>();
+  let nextId = 0;
+  const state = { dead: false };
+
+  const dimensions = await new Promise<number>((resolve, reject) => {
+    const onReply = (reply: Reply) => {
+      if (reply.type === 'ready') resolve(reply.dimensions);
+      else if (reply.type === 'failed') reject(new Error(reply.message));
+      else if (reply.type === 'done') pending.get(reply.id)?.resolve(reply.data);
+      else pending.get(reply.id)?.reject(new EmbedderError('The local embedding model failed.', { cause: new Error(reply.message) }));
+      if (reply.type === 'done' || reply.type === 'error') {
+        pending.delete(reply.id);
+        if (pending.size === 0) worker.unref();
+      }
+    };
+    const onGone = (error: Error) => {
+      state.dead = true;
+      reject(error);
+      for (const request of pending.values()) request.reject(new EmbedderError('The local embedding model failed.', { cause: error }));
+      pending.clear();
+    };
+    worker.on('message', onReply);
+    worker.once('error', onGone);
+    worker.once('exit', (code) => onGone(new Error(`The embedding worker exited (code ${code}).`)));
+  });
+  worker.unref();
+
+  return {
+    dimensions,
+    get dead() {
+      return state.dead;
+    },
+    embed(texts: string[]): Promise<Float32Array> {
+      if (state.dead) return Promise.reject(new EmbedderError('The local embedding model failed.'));
+      const id = nextId++;
+      worker.ref();
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ id, texts } satisfies Request);
+      });
     },
   };
 }
