@@ -33,6 +33,8 @@ import { loadConfig } from '../src/config.js';
 import { createContainer, createEmbedder } from '../src/container.js';
 import { hashSecret } from '../src/domain/credentials.js';
 import type { Embedder } from '../src/domain/ports.js';
+import { ensureVectorIndex } from '../src/storage/migrate.js';
+import { openPostgres } from '../src/storage/postgres.js';
 import { vectorLiteral } from '../src/storage/sql.js';
 import { cachingEmbedder } from './embeddingCache.js';
 import { freshDatabase, MASTER_KEY, percentile, postgresCpuSeconds, postgresMemory, serveLore, startLore } from './harness.js';
@@ -56,6 +58,8 @@ const seconds = Number(values.seconds);
 const PER_PAGE = 15;
 /** Windows past this many are copies (the corpus cache holds this many distinct texts). */
 const DISTINCT = 100_000;
+/** Corpora larger than this build their HNSW index after the load (PostgreSQL). */
+const BULK = 200_000;
 
 interface Doc { _id: string; title: string; text: string }
 const jsonl = <T>(file: string): T[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
@@ -154,6 +158,10 @@ async function ingest(backend: string, where: { databaseUrl?: string; dataDir?: 
   const windows = corpus(target);
   const embedder = copyingEmbedder(cached);
   const lore = await startLore(`bench-search-${backend}`, { ...where, embedder });
+  // Past BULK chunks on PostgreSQL, the HNSW index is built once after the load (as one
+  // would for a large import) instead of grown one insert at a time: same index, an hour less.
+  const bulk = where.databaseUrl !== undefined && windows.length > BULK;
+  if (bulk) await lore.container.db.exec(`DROP INDEX IF EXISTS chunk_vectors_hnsw_${model.dimensions}`);
   const collection = (await lore.call('POST', '/api/v1/collections', { name: 'scifact-sentences' })).data.id;
   const started = performance.now();
   let next = 0;
@@ -172,6 +180,14 @@ async function ingest(backend: string, where: { databaseUrl?: string; dataDir?: 
       }
     }),
   );
+  if (bulk) {
+    console.error(`${backend}: building the HNSW index`);
+    await lore.container.db.exec(`ALTER DATABASE ${new URL(where.databaseUrl!).pathname.slice(1)} SET maintenance_work_mem = '4GB'`);
+    const db = await openPostgres(where.databaseUrl!, 1);
+    await ensureVectorIndex(db, model.dimensions);
+    await db.exec('VACUUM ANALYZE chunk_vectors');
+    await db.close();
+  }
   const ingestSeconds = (performance.now() - started) / 1000;
   cached.save();
   const [{ n: chunks }] = (await lore.container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks')) as [{ n: number }];

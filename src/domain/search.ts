@@ -178,10 +178,14 @@ export function createSearchService(deps: {
       const current = best.get(chunk.entryId);
       if (!current || similarity > current.similarity) best.set(chunk.entryId, { chunk, similarity });
     }
+    // Calibrated similarities clamp at 1, so ties are common (a model that knows a language
+    // badly gives all its texts high cosines): the raw signals decide them, BM25 first unless
+    // the mode is vector-only, so the order never depends on the order rows came back in.
+    const raw = (c: ChunkScore) => (mode === 'vector' ? [c.cosine] : [c.bm25, c.cosine]);
     return [...best.values()]
       .filter((b) => b.similarity >= threshold)
-      .map((b) => ({ entryId: b.chunk.entryId, chunkId: b.chunk.chunkId, similarity: b.similarity, final: b.similarity, fields: NO_FIELDS }))
-      .sort((a, b) => b.final - a.final);
+      .sort((a, b) => b.similarity - a.similarity || compareDesc(raw(a.chunk), raw(b.chunk)) || a.chunk.chunkId - b.chunk.chunkId)
+      .map((b) => ({ entryId: b.chunk.entryId, chunkId: b.chunk.chunkId, similarity: b.similarity, final: b.similarity, fields: NO_FIELDS }));
   }
 
   /** Candidates scored, fused, cut at the threshold and ordered (boosts and sorts applied). */
@@ -313,4 +317,10 @@ function score(chunk: ChunkScore, ideal: number, mode: SearchMode, lexicalWeight
 }
 
 const clamp = (x: number) => Math.min(1, Math.max(0, x));
+
+/** Compares two lists of numbers, larger first, element by element. */
+function compareDesc(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return b[i]! - a[i]!;
+  return 0;
+}
 const round = (x: number) => Math.round(x * 1e6) / 1e6;

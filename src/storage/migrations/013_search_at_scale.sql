@@ -19,6 +19,9 @@ CREATE TABLE chunk_vectors (
 );
 INSERT INTO chunk_vectors (chunk_id, collection_id, dims, embedding)
   SELECT id, collection_id, dims, embedding FROM chunks;
+-- Lets the planner search a small collection in a large shared table (many collections or
+-- organisations) exactly, reading its own rows, instead of filtering the global HNSW graph.
+CREATE INDEX chunk_vectors_collection ON chunk_vectors (collection_id);
 -- Drops the per-dimension HNSW indexes on chunks with it; ensureVectorIndex builds the new one.
 ALTER TABLE chunks DROP COLUMN embedding;
 
@@ -39,5 +42,6 @@ INSERT INTO chunk_postings (collection_id, term, chunk_id, tf, length, impact)
   FROM chunk_terms t JOIN collection_stats s ON s.collection_id = t.collection_id;
 DROP TABLE chunk_terms;
 ALTER TABLE chunk_postings RENAME TO chunk_terms;
+ALTER TABLE chunk_terms RENAME CONSTRAINT chunk_postings_chunk_id_fkey TO chunk_terms_chunk_id_fkey;
 ALTER TABLE chunk_terms ADD CONSTRAINT chunk_terms_pkey PRIMARY KEY (chunk_id, term) INCLUDE (tf, length);
 CREATE INDEX chunk_terms_impact ON chunk_terms (collection_id, term, impact DESC) INCLUDE (chunk_id);
