@@ -144,12 +144,14 @@ export interface ChunkScore {
 
 /**
  * The lexical pass of a search: each query term's BM25 weight (idf; terms absent from the
- * collections are left out), the collections' average chunk length, and the ids of the
+ * collections are left out), the collections' size and average chunk length, and the ids of the
  * best chunks by BM25 as far as each term's best postings tell (scored exactly later).
  */
 export interface LexicalCandidates {
   idf: Map<string, number>;
   avgdl: number;
+  /** Chunks in the collections (0 when unknown). */
+  chunkCount: number;
   chunkIds: number[];
 }
 

@@ -146,7 +146,7 @@ export function createSearchService(deps: {
     const found: LexicalCandidates =
       lexical && terms.length > 0 && collectionIds.length > 0
         ? await search.lexical(scope, collectionIds, terms, meta, CANDIDATES)
-        : { idf: new Map(), avgdl: 1, chunkIds: [] };
+        : { idf: new Map(), avgdl: 1, chunkCount: 0, chunkIds: [] };
     lap('lexical');
     const vector = await embedding;
     lap('embed'); // what the embedding adds once the lexical pass is done

@@ -84,6 +84,9 @@ export function createSearchRepository(db: Db): SearchRepository {
  */
 export const POSTINGS_PER_TERM = 1000;
 
+/** Up to this many chunks in a search's collections, vectors are compared exactly (see `scored`). */
+export const EXACT_VECTOR_SEARCH = 5_000;
+
 /** Metadata filters as SQL on chunk `chunkId` (nothing without filters); adds their parameters. */
 function filterClause(filters: readonly MetaFilter[], params: unknown[], chunkId: string): string {
   if (filters.length === 0) return '';
@@ -112,7 +115,7 @@ async function lexical(
   const passes = filterClause(filters, params, 'g.chunk_id');
   // With filters, a term's best postings may all be filtered out: read every posting then.
   const bound = filters.length > 0 ? '' : `ORDER BY p.impact DESC LIMIT ${POSTINGS_PER_TERM}`;
-  const [row] = await db.query<{ terms: string[] | null; idfs: number[] | null; avgdl: number; ids: string[] | null }>(
+  const [row] = await db.query<{ terms: string[] | null; idfs: number[] | null; n: number; avgdl: number; ids: string[] | null }>(
     `WITH cols AS (SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[])),
        s AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
                coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
@@ -131,12 +134,12 @@ async function lexical(
                  GROUP BY p.chunk_id) g
                WHERE true ${passes} ORDER BY g.score DESC LIMIT ${clampLimit(limit)})
      SELECT (SELECT array_agg(term) FROM w) AS terms, (SELECT array_agg(idf) FROM w) AS idfs,
-       (SELECT avgdl FROM s) AS avgdl, (SELECT array_agg(chunk_id) FROM lex) AS ids`,
+       (SELECT n FROM s) AS n, (SELECT avgdl FROM s) AS avgdl, (SELECT array_agg(chunk_id) FROM lex) AS ids`,
     params,
   );
   const idf = new Map<string, number>();
   (row?.terms ?? []).forEach((term, i) => idf.set(term, Number(row!.idfs![i])));
-  return { idf, avgdl: Number(row?.avgdl ?? 1), chunkIds: (row?.ids ?? []).map(Number) };
+  return { idf, avgdl: Number(row?.avgdl ?? 1), chunkCount: Number(row?.n ?? 0), chunkIds: (row?.ids ?? []).map(Number) };
 }
 
 /**
@@ -170,8 +173,15 @@ async function scored(
   ];
   const passes = filterClause(filters, params, 'v.chunk_id');
   const q = `$3::vector(${dims})`;
+  // Collections this small are searched exactly, through chunk_vectors_collection: the HNSW
+  // graph is shared by every collection of every organisation, and an iterative scan
+  // filtered down to one small tenant's rows stops at hnsw.max_scan_tuples (20,000) with
+  // few or none of them. Without the index's expression (the cast) in ORDER BY, the planner
+  // cannot use HNSW.
+  const exact = query.lexical.chunkCount > 0 && query.lexical.chunkCount <= EXACT_VECTOR_SEARCH;
+  const distance = exact ? `v.embedding <=> ${q}` : `v.embedding::vector(${dims}) <=> ${q}`;
   const rows = await db.query<{ id: string; entry_id: string; bm25: number; cosine: number }>(
-    `WITH vec AS (SELECT v.chunk_id, v.embedding::vector(${dims}) <=> ${q} AS distance FROM chunk_vectors v
+    `WITH vec AS (SELECT v.chunk_id, ${distance} AS distance FROM chunk_vectors v
                   WHERE v.dims = ${dims} AND v.collection_id = ANY($2::uuid[]) ${passes}
                   ORDER BY 2 LIMIT ${clampLimit(limit)}),
        -- The lexical pass's chunks the vector pass did not find need their distance read.

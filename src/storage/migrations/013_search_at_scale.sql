@@ -19,8 +19,8 @@ CREATE TABLE chunk_vectors (
 );
 INSERT INTO chunk_vectors (chunk_id, collection_id, dims, embedding)
   SELECT id, collection_id, dims, embedding FROM chunks;
--- Lets the planner search a small collection in a large shared table (many collections or
--- organisations) exactly, reading its own rows, instead of filtering the global HNSW graph.
+-- A search over few chunks compares their vectors exactly, reading its own rows through this
+-- index, instead of filtering the HNSW graph that every organisation shares (search.ts).
 CREATE INDEX chunk_vectors_collection ON chunk_vectors (collection_id);
 -- Drops the per-dimension HNSW indexes on chunks with it; ensureVectorIndex builds the new one.
 ALTER TABLE chunks DROP COLUMN embedding;
