@@ -402,7 +402,8 @@ const table = rows.map((r) => [
   r.ndcg.toFixed(3),
   r.loreRss ? mb(r.loreRss) : '—',
   r.dbRss ? mb(r.dbRss) : '—',
-  r.sizes ? `${(r.sizes.total / r.chunks / 1024).toFixed(1)} kB` : '—',
+  // Lore's own tables and indexes (the database also holds the baseline's table).
+  r.sizes ? `${((r.sizes.vectors + r.sizes.postings + r.sizes.text) / r.chunks / 1024).toFixed(1)} kB` : '—',
 ]);
 const widths = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length)));
 for (const line of [head, ...table]) console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
