@@ -46,7 +46,10 @@ describe('browser: quality of embed', { skip: browserSkip }, () => {
     await chat.lastAnswer();
     const styles: Record<string, Record<string, string>> = {};
     const read = async (name: string, locator: ReturnType<ChatWidget['el']>) => {
-      styles[name] = await locator.evaluate((el, props) => {
+      styles[name] = await locator.evaluate(async (el, props) => {
+        // An opening animation still running (a loaded machine) would show a scaled box.
+        const finite = (el.getRootNode() as Document | ShadowRoot).getAnimations().filter((a) => a.effect?.getComputedTiming().endTime !== Infinity);
+        await Promise.all(finite.map((a) => a.finished.catch(() => {})));
         const style = getComputedStyle(el);
         const box = el.getBoundingClientRect();
         return Object.fromEntries([...props.map((p) => [p, style.getPropertyValue(p)]), ['box', `${Math.round(box.width)}x${Math.round(box.height)}`]]);

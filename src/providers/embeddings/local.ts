@@ -35,7 +35,7 @@ export function bundledModelPath(): string {
 export async function createLocalEmbedder(options: LocalEmbedderOptions): Promise<Embedder> {
   const workerOptions: WorkerOptions = { model: options.model, modelPath: options.modelPath ?? bundledModelPath(), dtype: options.dtype };
   const batchSize = options.batchSize ?? 1;
-  let worker = await startWorker(workerOptions);
+  const worker = await startWorker(workerOptions);
   const dimensions = worker.dimensions;
 
   return {
@@ -47,10 +47,6 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
       for (let start = 0; start < order.length; start += batchSize) {
         signal?.throwIfAborted();
         const slice = order.slice(start, start + batchSize);
-        // A worker that died (out of memory, a crash in the runtime) is replaced.
-        if (worker.dead) worker = await startWorker(workerOptions).catch((error) => {
-          throw new EmbedderError('The local embedding model failed.', { cause: error });
-        });
         const data = await worker.embed(slice.map((i) => texts[i]!));
         slice.forEach((index, row) => {
           vectors[index] = data.slice(row * dimensions, (row + 1) * dimensions);
@@ -61,11 +57,31 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
   };
 }
 
+/** The process's model worker, by its options. */
+const workers = new Map<string, ReturnType<typeof spawnWorker>>();
+
 /**
- * Starts the model's worker thread; resolves once the model is loaded. The thread keeps
- * the process alive only while a request is pending.
+ * The model's worker thread, started once per process and shared by every embedder with the
+ * same options: onnxruntime-node's binding cannot run in two threads of one process (a
+ * second worker aborted the process with a V8 fatal error), so a different model in the
+ * same process is refused.
  */
-async function startWorker(options: WorkerOptions) {
+function startWorker(options: WorkerOptions): ReturnType<typeof spawnWorker> {
+  const key = JSON.stringify(options);
+  const running = workers.get(key);
+  if (running) return running;
+  if (workers.size > 0) return Promise.reject(new Error('Only one local embedding model can run in a process.'));
+  const started = spawnWorker(options);
+  workers.set(key, started);
+  return started;
+}
+
+/**
+ * Starts a worker thread holding the model; resolves once the model is loaded. The thread
+ * keeps the process alive only while a request is pending. A worker that fails (an uncaught
+ * error in it) answers every later request with EmbedderError.
+ */
+async function spawnWorker(options: WorkerOptions) {
   const here = fileURLToPath(import.meta.url);
   const file = path.join(path.dirname(here), `localWorker${path.extname(here)}`);
   // Under tsx (tests, `npm run dev`) the worker registers the TypeScript loader first (a
