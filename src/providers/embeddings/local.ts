@@ -47,7 +47,8 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
       for (let start = 0; start < order.length; start += batchSize) {
         signal?.throwIfAborted();
         const slice = order.slice(start, start + batchSize);
-        const data = await worker.embed(slice.map((i) => texts[i]!));
+        // A single text is a search's query (or a one-chunk entry): the one-thread session.
+        const data = await worker.embed(slice.map((i) => texts[i]!), texts.length === 1 ? 'query' : 'bulk');
         slice.forEach((index, row) => {
           vectors[index] = data.slice(row * dimensions, (row + 1) * dimensions);
         });
@@ -124,13 +125,13 @@ async function spawnWorker(options: WorkerOptions) {
     get dead() {
       return state.dead;
     },
-    embed(texts: string[]): Promise<Float32Array> {
+    embed(texts: string[], kind: Request['kind']): Promise<Float32Array> {
       if (state.dead) return Promise.reject(new EmbedderError('The local embedding model failed.'));
       const id = nextId++;
       worker.ref();
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        worker.postMessage({ id, texts } satisfies Request);
+        worker.postMessage({ id, texts, kind } satisfies Request);
       });
     },
   };

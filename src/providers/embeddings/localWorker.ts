@@ -10,7 +10,8 @@ export interface WorkerOptions {
   modelPath: string;
   dtype: string;
 }
-export type Request = { id: number; texts: string[] };
+/** `query`: one short text, on one thread; `bulk`: chunks, on onnxruntime's default threads. */
+export type Request = { id: number; texts: string[]; kind: 'query' | 'bulk' };
 export type Reply =
   | { type: 'ready'; dimensions: number }
   | { type: 'failed'; message: string }
@@ -25,11 +26,20 @@ try {
   const { pipeline, env } = await import('@huggingface/transformers');
   env.allowRemoteModels = false;
   env.localModelPath = options.modelPath;
-  const extractor = await pipeline('feature-extraction', options.model, { dtype: options.dtype as 'q4' });
-  const probe = await extractor('probe', { pooling: 'mean', normalize: true });
-  port.on('message', async ({ id, texts }: Request) => {
+  // Two sessions of the model in this one thread (onnxruntime-node cannot run in two): a
+  // search's query on one intra-op thread, leaving the other core to the search's SQL that
+  // runs meanwhile (measured: 4.9 instead of 6.5 ms of CPU a query, 4.5 instead of 3.1 ms
+  // alone), and batches of chunks on onnxruntime's default threads, one per core.
+  const load = (threads?: number) =>
+    pipeline('feature-extraction', options.model, {
+      dtype: options.dtype as 'q4',
+      ...(threads ? { session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 } } : {}),
+    });
+  const extractors = { query: await load(1), bulk: await load() };
+  const probe = await extractors.bulk('probe', { pooling: 'mean', normalize: true });
+  port.on('message', async ({ id, texts, kind }: Request) => {
     try {
-      const output = await extractor(texts, { pooling: 'mean', normalize: true });
+      const output = await extractors[kind](texts, { pooling: 'mean', normalize: true });
       const data = Float32Array.from(output.data as Float32Array);
       send({ type: 'done', id, data }, [data.buffer]);
     } catch (error) {
