@@ -156,17 +156,20 @@ function cpuSeconds(pid: number | string): number {
   }
 }
 
-/** CPU seconds used so far by all processes named postgres (a local server's backends). */
-export function postgresCpuSeconds(): number {
-  let total = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+/** The processes named postgres (a local server and its backends), by pid. */
+function postgresPids(): string[] {
+  return readdirSync('/proc').filter((pid) => {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) total += cpuSeconds(pid) || 0;
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
     } catch {
-      // the process ended between listing and reading
+      return false; // the process ended between listing and reading
     }
-  }
-  return total;
+  });
+}
+
+/** CPU seconds used so far by the local PostgreSQL server's processes. */
+export function postgresCpuSeconds(): number {
+  return postgresPids().reduce((total, pid) => total + (cpuSeconds(pid) || 0), 0);
 }
 
 /**
@@ -178,9 +181,8 @@ export function postgresMemory(everyMs = 250) {
   const sample = () => {
     let total = 0;
     let found = false;
-    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    for (const pid of postgresPids()) {
       try {
-        if (!readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) continue;
         const pss = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+) kB/m);
         if (pss) {
           total += Number(pss[1]) * 1024;

@@ -170,7 +170,7 @@ export interface SearchRepository {
   scored(
     scope: Scope,
     collectionIds: readonly string[],
-    query: { terms: readonly string[]; lexical: LexicalCandidates; embedding: Float32Array; dims: number },
+    query: { lexical: LexicalCandidates; embedding: Float32Array; dims: number },
     filters: readonly MetaFilter[],
     limit: number,
   ): Promise<ChunkScore[]>;

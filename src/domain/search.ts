@@ -151,7 +151,7 @@ export function createSearchService(deps: {
     const vector = await embedding;
     lap('embed'); // what the embedding adds once the lexical pass is done
     const chunks = collectionIds.length
-      ? await search.scored(scope, collectionIds, { terms: lexical ? terms : [], lexical: found, embedding: vector, dims: embedder.dimensions }, meta, CANDIDATES)
+      ? await search.scored(scope, collectionIds, { lexical: found, embedding: vector, dims: embedder.dimensions }, meta, CANDIDATES)
       : [];
     lap('vector');
     const { idf } = found;
@@ -181,10 +181,10 @@ export function createSearchService(deps: {
     // Calibrated similarities clamp at 1, so ties are common (a model that knows a language
     // badly gives all its texts high cosines): the raw signals decide them, BM25 first unless
     // the mode is vector-only, so the order never depends on the order rows came back in.
-    const raw = (c: ChunkScore) => (mode === 'vector' ? [c.cosine] : [c.bm25, c.cosine]);
+    const tie = (a: ChunkScore, b: ChunkScore) => (mode === 'vector' ? 0 : b.bm25 - a.bm25) || b.cosine - a.cosine || a.chunkId - b.chunkId;
     return [...best.values()]
       .filter((b) => b.similarity >= threshold)
-      .sort((a, b) => b.similarity - a.similarity || compareDesc(raw(a.chunk), raw(b.chunk)) || a.chunk.chunkId - b.chunk.chunkId)
+      .sort((a, b) => b.similarity - a.similarity || tie(a.chunk, b.chunk))
       .map((b) => ({ entryId: b.chunk.entryId, chunkId: b.chunk.chunkId, similarity: b.similarity, final: b.similarity, fields: NO_FIELDS }));
   }
 
@@ -317,10 +317,4 @@ function score(chunk: ChunkScore, ideal: number, mode: SearchMode, lexicalWeight
 }
 
 const clamp = (x: number) => Math.min(1, Math.max(0, x));
-
-/** Compares two lists of numbers, larger first, element by element. */
-function compareDesc(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return b[i]! - a[i]!;
-  return 0;
-}
 const round = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -4,7 +4,6 @@ import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
 import { iso, vectorLiteral } from './sql.js';
 
-
 const ENTRY_COLUMNS = `e.id, e.collection_id, e.title, e.raw_text, e.meta, e.searchable_meta, e.source_url, e.source_type,
   e.source_id, ${iso('e.created_at', 'created_at')}, ${iso('e.updated_at', 'updated_at')}`;
 
@@ -154,7 +153,7 @@ async function scored(
   db: Queryable,
   organisationId: number,
   collectionIds: readonly string[],
-  query: { terms: readonly string[]; lexical: LexicalCandidates; embedding: Float32Array; dims: number },
+  query: { lexical: LexicalCandidates; embedding: Float32Array; dims: number },
   filters: readonly MetaFilter[],
   limit: number,
 ): Promise<ChunkScore[]> {

@@ -17,7 +17,7 @@ const SearchHit = Type.Object({
 export const SearchResponse = Type.Object({ ...Paginated(SearchHit).properties, summarisable: Type.Boolean() });
 
 /**
- * The stages of a search as a Server-Timing header (`embed;dur=3.1, candidates;dur=4.2, …`):
+ * The stages of a search as a Server-Timing header (`lexical;dur=3.9, vector;dur=5.3, …`):
  * browsers' developer tools and the benchmark read where a search's time went.
  */
 export function serverTiming(result: SearchResult): string {

@@ -95,7 +95,7 @@ async function spawnWorker(options: WorkerOptions) {
     : new Worker(file, { workerData: options });
   const pending = new Map<number, { resolve: (data: Float32Array) => void; reject: (error: Error) => void }>();
   let nextId = 0;
-  const state = { dead: false };
+  let dead = false;
 
   const dimensions = await new Promise<number>((resolve, reject) => {
     const onReply = (reply: Reply) => {
@@ -109,7 +109,7 @@ async function spawnWorker(options: WorkerOptions) {
       }
     };
     const onGone = (error: Error) => {
-      state.dead = true;
+      dead = true;
       reject(error);
       for (const request of pending.values()) request.reject(new EmbedderError('The local embedding model failed.', { cause: error }));
       pending.clear();
@@ -122,11 +122,8 @@ async function spawnWorker(options: WorkerOptions) {
 
   return {
     dimensions,
-    get dead() {
-      return state.dead;
-    },
     embed(texts: string[], kind: Request['kind']): Promise<Float32Array> {
-      if (state.dead) return Promise.reject(new EmbedderError('The local embedding model failed.'));
+      if (dead) return Promise.reject(new EmbedderError('The local embedding model failed.'));
       const id = nextId++;
       worker.ref();
       return new Promise((resolve, reject) => {
