@@ -154,6 +154,13 @@ for (const backend of backends()) {
       assert.equal(big.body.meta.per_page, 50);
     });
 
+    it('tells where a search spent its time in a Server-Timing header', async () => {
+      const response = await search('query=billing');
+      const stages = String(response.headers['server-timing']).split(', ').map((part) => part.split(';dur=')[0]);
+      assert.deepEqual(stages, ['integration', 'terms', 'lexical', 'embed', 'vector', 'rank', 'hydrate', 'total']);
+      assert.match(String(response.headers['server-timing']), /^(\w+;dur=\d+\.\d{2}(, |$))+$/);
+    });
+
     it('records searches and events; refuses both when inactive', async () => {
       await search('query=analytics+probe');
       await new Promise((r) => setTimeout(r, 50));
