@@ -199,8 +199,12 @@ export interface AnswerRequest {
   messages: AnswerMessage[];
   /** The question to answer (for chat: the visitor's message, possibly with earlier turns' context appended by the domain). */
   question: string;
-  /** Numbered passages the answer may cite as [ref]; the same ones the prompt in `messages` carries. */
-  passages: { ref: number; title: string | null; url: string | null; text: string }[];
+  /**
+   * Numbered passages the answer may cite as [ref]; the same ones the prompt in `messages`
+   * carries. `source` is the whole text of the entry the passage was taken from (the passage
+   * is its best chunk): a provider that reads no prompt may quote whole blocks from it.
+   */
+  passages: { ref: number; title: string | null; url: string | null; text: string; source?: string }[];
   /** Preferred response language (BCP 47), when known. */
   locale?: string;
   /** Upper bound on generated tokens; default 1024. */

@@ -43,4 +43,13 @@ describe('CitationFilter', () => {
     assert.equal(run(['Use [brackets] and a[i]; [see docs]']).text, 'Use [brackets] and a[i]; [see docs]');
     assert.equal(run(['Ends with [']).text, 'Ends with [');
   });
+
+  it('leaves code alone: markers inside fenced blocks and inline spans are text, however the deltas fall', () => {
+    const answer = 'Read the first item [1]:\n\n```js\nconst first = items[1]; // [2]\n```\n\nOr `items[0]` and `a[2]` [2].';
+    const whole = run([answer]);
+    assert.deepEqual(whole, { text: answer, refs: [1, 2], all: [1, 2] });
+    // Every split point, including inside fences and backtick runs.
+    for (let i = 1; i < answer.length; i++) assert.deepEqual(run([answer.slice(0, i), answer.slice(i)]), whole, `split at ${i}`);
+    assert.equal(run(['```\nx[7]\n```\n', 'after [7].']).text, '```\nx[7]\n```\nafter.');
+  });
 });

@@ -239,7 +239,7 @@ export function createAnswerService(deps: {
 }
 
 function promptPassages(passages: readonly Passage[]) {
-  return passages.map((p, i) => ({ ref: i + 1, title: p.hit.title, url: p.hit.source_url, text: p.text }));
+  return passages.map((p, i) => ({ ref: i + 1, title: p.hit.title, url: p.hit.source_url, text: p.text, source: p.hit.raw_text }));
 }
 
 

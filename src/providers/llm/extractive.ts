@@ -1,16 +1,17 @@
 /**
- * The embedded default answer provider: extractive, no model and no network. It quotes the
- * passages' sentences that best answer the question, in the passages' own words and
- * language, each followed by its passage's citation `[ref]`, and streams them like an LLM.
+ * The embedded default answer provider: extractive, no model and no network. It quotes what
+ * in the passages best answers the question, in the passages' own words and language, as
+ * Markdown: sentences, items or table rows as statements, and the code block a how-to needs,
+ * each quoted run followed by its passage's citation `[ref]`, streamed like an LLM.
  * The selection itself lives in ./extractiveSelect.ts; this file formats and streams.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AnswerChunk, AnswerProvider, AnswerRequest } from '../../domain/ports.js';
 import { estimateTokens } from '../../domain/text/tokenEstimate.js';
-import { selectSentences, type Selected } from './extractiveSelect.js';
+import { selectAnswer, type Piece } from './extractiveSelect.js';
 
 export interface ExtractiveProviderOptions {
-  /** Most sentences in an answer; default 3. */
+  /** Most sentences (items, rows) quoted in an answer, besides a block a sentence introduces; default 3. */
   maxSentences?: number;
   /** About how long an answer may be, in characters (citations included); default 600. */
   maxChars?: number;
@@ -18,7 +19,7 @@ export interface ExtractiveProviderOptions {
 
 /** Word-like pieces per streamed delta: small enough that a UI sees the text flow. */
 const WORDS_PER_DELTA = 3;
-const TERMINAL = /[.!?。！？।॥؟]+$/u;
+const TERMINAL = /[.!?。！？।॥؟:]+$/u;
 const CITATION = /(\s*\[\d+\][.!?。！？।॥؟]*)/u;
 // Chinese and Japanese (and their full-width punctuation) take no space before a citation or
 // between sentences; closing/opening quotes and brackets do not change that.
@@ -50,7 +51,7 @@ async function* streamAnswer(
   signal: AbortSignal,
 ): AsyncGenerator<AnswerChunk> {
   signal.throwIfAborted();
-  const answer = compose(selectSentences(request.question, request.passages, limits));
+  const answer = compose(selectAnswer(request.question, request.passages, limits));
   let first = true;
   for (const delta of deltas(answer)) {
     // Yield to the event loop between deltas, so each one is written out and a client
@@ -65,17 +66,44 @@ async function* streamAnswer(
 }
 
 /**
- * The answer text: each sentence with its citation before its final punctuation
- * ("… 308 points [1]." / "……308分[1]。"), sentences separated by a space except between
- * Chinese or Japanese ones.
+ * The answer as Markdown: each run of sentences with its citation before its final
+ * punctuation ("… 308 points [1]." / "……308分[1]。"), runs separated by a space except
+ * between Chinese or Japanese ones; items as a list cited after the last one; code blocks
+ * fenced, after the sentence that introduces them, uncited. Blocks are separated by a
+ * blank line.
  */
-function compose(sentences: readonly Selected[]): string {
+function compose(pieces: readonly Piece[]): string {
   let out = '';
-  for (const { text, ref } of sentences) {
-    if (out !== '' && !(WIDE_END.test(out) && WIDE_START.test(text))) out += ' ';
-    out += cite(text, ref);
+  let previous: Piece['kind'] | undefined;
+  for (const piece of pieces) {
+    const text = render(piece);
+    if (previous === 'sentences' && piece.kind === 'sentences') {
+      if (!(WIDE_END.test(out) && WIDE_START.test(text))) out += ' ';
+    } else if (previous !== undefined) out += '\n\n';
+    out += text;
+    previous = piece.kind;
   }
   return out;
+}
+
+function render(piece: Piece): string {
+  switch (piece.kind) {
+    case 'sentences': {
+      let text = '';
+      for (const sentence of piece.sentences) {
+        if (text !== '' && !(WIDE_END.test(text) && WIDE_START.test(sentence))) text += ' ';
+        text += sentence;
+      }
+      return cite(text, piece.ref);
+    }
+    case 'items':
+      return piece.items.map((item, i) => `${piece.ordered ? `${i + 1}.` : '-'} ${piece.cited && i === piece.items.length - 1 ? cite(item, piece.ref) : item}`).join('\n');
+    case 'code': {
+      const longest = Math.max(2, ...[...piece.text.matchAll(/`+/g)].map((m) => m[0].length));
+      const fence = '`'.repeat(longest + 1);
+      return `${fence}${piece.lang}\n${piece.text}\n${fence}`;
+    }
+  }
 }
 
 function cite(sentence: string, ref: number): string {

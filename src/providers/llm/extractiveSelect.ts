@@ -1,35 +1,50 @@
 /**
- * Sentence selection for the extractive answer provider: which sentences of the passages
- * answer the question, and in what order. Tuned on XQuAD with `npm run bench:extractive`.
+ * What the extractive answer provider quotes, and in what shape. Tuned on XQuAD with
+ * `npm run bench:extractive` and on Lore's own docs with `npm run bench:answers -- --sets docs`.
  *
- * Score of a sentence = its coverage, the idf-weighted share of the question's content terms
- * it contains (idf over all the passages' sentences, so words every passage repeats count
- * little and the rare question words most; question words such as "how many", "wie viele",
- * "多少", "กี่" never count)
- *   + NEIGHBOUR_SHARE × the better coverage of the sentences just before and after it
+ * A passage is read as Markdown (./passageBlocks.ts): its paragraphs give sentences, its
+ * lists items, its tables rows (quoted as statements: "`DATABASE_URL`: use a PostgreSQL
+ * server … instead of PGlite"), its code blocks and headings only context. These are the
+ * units an answer is made of. Score of a unit = its coverage, the idf-weighted share of the
+ * question's content terms it contains (idf over all the passages' units, so words every
+ * passage repeats count little and the rare question words most; question words such as
+ * "how many", "wie viele", "多少", "กี่" never count; the code block a sentence introduces
+ * counts for it at CODE_CREDIT)
+ *   + NEIGHBOUR_SHARE × the better coverage of the units just before and after it
+ *   + HEADING_SHARE × the coverage of the headings it stands under (the passage title too)
  *   + a bonus for its passage's retrieval rank (earlier passages were found more relevant)
- *   + a bonus when the question asks for a number or a date and the sentence has digits
- *   + a bonus when an English "What is X?" meets the sentence that opens "X is …" (a
- *     definition: otherwise any sentence naming X ties with it, and runs of table rows that
- *     all name X win on their neighbours)
- *   − a penalty for very short or very long sentences.
- * Terms come from the search tokeniser (stemming, folding, Chinese/Japanese bigrams, Thai
- * words), applied in each passage's own language.
+ *   + a bonus when the question asks for a number, a date or a limit and the unit has digits
+ *   + a bonus when an English "What is X?" meets the sentence that opens "X is …"
+ *   − a penalty for very short or very long units.
+ *
+ * The answer is built around the best unit (coherence over coverage): further units of its
+ * passage join when they score at least FOLLOW_SHARE of it; a unit of another passage only
+ * when it also covers a part of the question the chosen ones do not (NEW_PART), and never
+ * a third passage. A sentence that introduces a code block, list or table (it ends with a
+ * colon) brings that block along, or loses its colon when the block is too long; for a
+ * how-to question a code block right after the chosen sentence comes too, and a step of a
+ * numbered list brings the whole list. Headings are never quoted, and neither is the first
+ * sentence of a chunk that starts mid-sentence. Terms come from the search tokeniser
+ * (stemming, folding, Chinese/Japanese bigrams, Thai words), in each passage's own language.
  */
 import { analyze, detectLanguage } from '../../domain/text/tokenize.js';
-import { splitSentences } from './sentences.js';
-
-/** A sentence chosen for the answer, with the ref of the passage it comes from. */
-export interface Selected {
-  ref: number;
-  text: string;
-}
+import { passageBlocks, type Block } from './passageBlocks.js';
 
 /** A retrieved passage, in retrieval order (only what selection reads). */
 export interface Passage {
   ref: number;
   text: string;
+  title?: string | null;
+  /** The whole entry `text` was taken from: read instead of `text` when at most WHOLE_ENTRY_CHARS long. */
+  source?: string;
 }
+
+/** A piece of the answer: consecutive sentences of a paragraph, items (or table rows), or a code block. */
+export type Piece =
+  | { kind: 'sentences'; ref: number; sentences: string[] }
+  /** `cited` false: the sentence introducing the items carries the citation. */
+  | { kind: 'items'; ref: number; items: string[]; ordered: boolean; cited: boolean }
+  | { kind: 'code'; ref: number; lang: string; text: string };
 
 /** By passage rank; more would let a passage's rank outweigh what its sentences say. */
 const RANK_BONUS = [0.12, 0.06, 0.03, 0.015];
@@ -39,19 +54,45 @@ const RANK_BONUS = [0.12, 0.06, 0.03, 0.015];
  * XQuAD for about 10% longer answers.
  */
 const NEIGHBOUR_SHARE = 0.4;
+const HEADING_SHARE = 0.15;
+const CODE_CREDIT = 0.6;
 const NUMERIC_BONUS = 0.08;
+/**
+ * For how-to questions, units that instruct: a sentence introducing a code block, one quoting
+ * a command or snippet inline, a step of a numbered list. A sentence that merely names all
+ * the question's words ("… a browser SDK that embeds search and chat widgets in any site")
+ * describes; the one with the script tag answers.
+ */
+const HOWTO_BONUS = 0.5;
+const HOWTO_MIN_COVERAGE = 0.4;
+/** Inline code that is a command or snippet, not a name: long, with a space or markup. */
+const SNIPPET = /`[^`]{20,}`/;
 const DEFINITION_QUESTION = /^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?([^?]{2,60}?)\s*\?*\s*$/i;
 const DEFINITION_BONUS = 0.6;
 /** Lengths below/above these (in characters, CJK counted triple) cost up to the penalty. */
 const SHORT_CHARS = 40;
 const LONG_CHARS = 300;
 const LENGTH_PENALTY = 0.15;
-/** A further sentence must score at least this share of the best one (higher: shorter answers). */
+/** A further unit must score at least this share of the best one (higher: shorter answers). */
 const FOLLOW_SHARE = 0.6;
-/** Term-set Jaccard similarity at which a sentence repeats one already chosen. */
+/** A unit of a second passage must add at least this share of the question's weight. */
+const NEW_PART = 0;
+const MAX_SOURCES = 2;
+/** Term-set Jaccard similarity at which a unit repeats one already chosen. */
 const DUPLICATE_JACCARD = 0.6;
 const PREFIX_MIN = 5;
 const PREFIX_CREDIT = 0.6;
+/** The largest blocks an answer brings along whole. */
+const MAX_CODE_LINES = 24;
+const MAX_CODE_CHARS = 1200;
+const MAX_ITEMS = 8;
+const MAX_ITEM_CHARS = 900;
+/**
+ * Entries up to this long are read whole instead of their best chunk: a chunk may start in
+ * the middle of a sentence, cut a table in two or leave out the code block its last sentence
+ * introduces, and a documentation section is rarely longer.
+ */
+const WHOLE_ENTRY_CHARS = 8000;
 
 /**
  * Question words, copulas and auxiliaries per language: they say what kind of answer is
@@ -60,7 +101,7 @@ const PREFIX_CREDIT = 0.6;
  * tokeniser keeps (0.5–1 point on XQuAD there; no gain in ar, th, vi).
  */
 const QUESTION_WORDS: Readonly<Record<string, string>> = {
-  en: 'what which who whom whose when where why how many much did does do is was were are be been name named called known kind type',
+  en: 'what which who whom whose when where why how many much did does do is was were are be been name named called known kind type can could should would will i my me we our',
   de: 'was wer wen wem wessen wann wo woher wohin warum wieso wie viele viel welche welcher welches welchem welchen hat haben hatte hatten wurde wurden ist sind war waren heißt hieß hießen heißen genannt nennt beim vom ins zur zum um nach über',
   es: 'qué que cuál cuáles quién quiénes cuándo dónde cómo cuántos cuántas cuánto cuánta por fue es son era eran llama llamaba nombre',
   fr: 'que quoi qui quel quelle quels quelles quand où comment combien pourquoi est sont était nom appelle',
@@ -76,110 +117,297 @@ const QUESTION_WORDS: Readonly<Record<string, string>> = {
   th: 'อะไร ใคร ที่ไหน เมื่อไร เมื่อไหร่ อย่างไร ทำไม เท่าไร เท่าไหร่ กี่ ไหน ใด คือ',
 };
 
-/** Questions asking for a quantity or a date: sentences with digits are likelier answers. */
+/** Questions asking for a quantity, a date or a limit: units with digits are likelier answers. */
 const NUMERIC_QUESTION =
-  /\bhow (?:many|much|long|old)\b|\bwhen\b|\bwhat year\b|\bwie (?:viele?|lange|alt)\b|\bwann\b|\bcuánt|\bcuándo\b|\bcâ[țt]|\bcând\b|сколько|когда|в каком году|πόσ|πότε|\bkaç\b|ne zaman|bao nhiêu|\bmấy\b|khi nào|năm nào|कितन|कब|\bكم\b|متى|多少|几|何时|什么时候|哪一年|哪年|กี่|เท่าไ|เมื่อไ|ปีใด|ปีไหน|いつ|いくつ|何年/iu;
+  /\bhow (?:many|much|long|old|big|large|often)\b|\bwhen\b|\bwhat year\b|\b(?:limits?|maximum|minimum|max|default|timeout|port)\b|\bwie (?:viele?|lange|alt)\b|\bwann\b|\bcuánt|\bcuándo\b|\bcâ[țt]|\bcând\b|сколько|когда|в каком году|πόσ|πότε|\bkaç\b|ne zaman|bao nhiêu|\bmấy\b|khi nào|năm nào|कितन|कब|\bكم\b|متى|多少|几|何时|什么时候|哪一年|哪年|กี่|เท่าไ|เมื่อไ|ปีใด|ปีไหน|いつ|いくつ|何年/iu;
+/** How-to questions: the answer is often a command, a snippet or a list of steps. */
+const HOWTO_QUESTION = /^\s*(?:how\s+(?:do|can|should|would|to|does)\b|how\s+i\b|what(?:'s| is) the (?:command|way|snippet)\b|(?:steps?|instructions?) (?:to|for)\b|(?:set ?up|install|configure|embed|create|add|run|start|deploy|enable|use)\b)|\bhow to\b/i;
 const DIGIT = /\p{Nd}/u;
 const WIDE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+/** Cells that hold nothing ("—" for "no default"). */
+const EMPTY_CELL = /^(?:[-–—]|n\/a|none)?$/i;
 
-interface Candidate {
+interface Unit {
   ref: number;
   rank: number;
-  position: number;
+  /** Position in the passage, over all its units. */
+  order: number;
+  block: number;
+  kind: 'sentence' | 'item' | 'row';
   text: string;
   language: string;
+  /** Introduces a code block, quotes a snippet, or is a step of a numbered list. */
+  instructs: boolean;
+  /** Opens "X is …" for a question "What is X?". */
+  defines: boolean;
   terms: Set<string>;
+  /** Terms of the code block the unit introduces (empty when none). */
+  code: Set<string>;
+  /** Terms of the headings the unit stands under, and of the passage title. */
+  heading: Set<string>;
+  quotable: boolean;
   coverage: number;
+  headingCoverage: number;
+  /** Question weight each term index carries, matched by this unit (for NEW_PART). */
+  matched: number[];
   score: number;
+}
+
+interface Read {
+  ref: number;
+  blocks: Block[];
 }
 
 const questionStops = new Map<string, Set<string>>();
 
 /**
- * The sentences of `passages` (in retrieval order) that best answer `question`: at most
- * `maxSentences`, together within about `maxChars` (the best sentence alone may be longer:
- * it is then cut at a word boundary with "…"), no near-duplicates. Passages are ordered by
- * their best chosen sentence, and a passage's sentences keep their order in it, so the
- * strongest evidence comes first and sentences that refer back to the one before still
- * follow it. Empty only when no passage has any text.
+ * The answer to `question` from `passages` (in retrieval order), as pieces in reading order:
+ * at most `maxSentences` quoted units within about `maxChars` (code blocks and the blocks a
+ * sentence introduces come on top, within their own bounds; the best unit alone may be
+ * longer: it is then cut at a word boundary with "…"), no near-duplicates, from at most two
+ * passages. Empty only when no passage has any text.
  */
-export function selectSentences(question: string, passages: readonly Passage[], limits: { maxSentences: number; maxChars: number }): Selected[] {
-  const candidates = score(question, sentencesOf(passages));
-  candidates.sort((a, b) => b.score - a.score || a.rank - b.rank || a.position - b.position);
+export function selectAnswer(question: string, passages: readonly Passage[], limits: { maxSentences: number; maxChars: number }): Piece[] {
+  const asked = question.split('\n')[0] ?? question;
+  const howto = HOWTO_QUESTION.test(asked);
+  const read: Read[] = [];
+  const units: Unit[] = [];
+  passages.forEach((passage, rank) => {
+    const text = passage.source && passage.source.length <= WHOLE_ENTRY_CHARS ? passage.source : passage.text;
+    const language = detectLanguage(text);
+    const blocks = passageBlocks(text, language);
+    read.push({ ref: passage.ref, blocks });
+    units.push(...unitsOf(passage, rank, blocks, language));
+  });
+  score(question, asked, units);
+  const candidates = units.filter((u) => u.quotable).sort((a, b) => b.score - a.score || a.rank - b.rank || a.order - b.order);
   const best = candidates[0];
   if (!best) return [];
-  const chosen: Candidate[] = [];
-  let used = 0;
-  for (const c of candidates) {
+
+  const chosen: Unit[] = [best];
+  const covered = [...best.matched];
+  let used = citedLength(best);
+  for (const c of candidates.slice(1)) {
     if (chosen.length >= limits.maxSentences) break;
-    if (chosen.length > 0) {
-      if (c.coverage === 0 || c.score < FOLLOW_SHARE * best.score) break;
-      if (chosen.some((d) => similar(c.terms, d.terms)) || used + citedLength(c) > limits.maxChars) continue;
+    if (c.coverage === 0 || c.score < FOLLOW_SHARE * best.score) break;
+    // Rows and items are facts of their own: one that only rides on bonuses does not answer.
+    if (c.kind !== 'sentence' && c.coverage < FOLLOW_SHARE * best.coverage) continue;
+    if (chosen.some((d) => similar(c.terms, d.terms)) || used + citedLength(c) > limits.maxChars) continue;
+    if (!chosen.some((d) => d.rank === c.rank)) {
+      // A how-to answered by instructions, or a "What is X?" by X's definition, needs nothing from elsewhere.
+      if ((howto && best.instructs) || best.defines) continue;
+      if (new Set(chosen.map((d) => d.rank)).size >= MAX_SOURCES) continue;
+      const gain = c.matched.reduce((sum, w, j) => sum + Math.max(0, w - covered[j]!), 0);
+      if (gain < NEW_PART) continue;
     }
     chosen.push(c);
+    c.matched.forEach((w, j) => (covered[j] = Math.max(covered[j]!, w)));
     used += citedLength(c);
   }
-  const order = new Map<number, number>();
-  for (const [i, c] of chosen.entries()) if (!order.has(c.rank)) order.set(c.rank, i);
-  chosen.sort((a, b) => order.get(a.rank)! - order.get(b.rank)! || a.position - b.position);
-  return chosen.map((c) => ({ ref: c.ref, text: c.text.length > limits.maxChars ? truncate(c.text, limits.maxChars) : c.text }));
+  // A definition reads on into its paragraph ("X is … . It …").
+  const next = units[units.indexOf(best) + 1];
+  if (best.defines && next?.block === best.block && next.rank === best.rank && !chosen.includes(next) && chosen.length < limits.maxSentences && used + citedLength(next) <= limits.maxChars) {
+    chosen.push(next);
+  }
+  const first = new Map<number, number>();
+  for (const [i, c] of chosen.entries()) if (!first.has(c.rank)) first.set(c.rank, i);
+  chosen.sort((a, b) => first.get(a.rank)! - first.get(b.rank)! || a.order - b.order);
+  return pieces(chosen, read, howto ? best : null, limits.maxChars);
 }
 
-function sentencesOf(passages: readonly Passage[]): Candidate[] {
-  const out: Candidate[] = [];
-  passages.forEach((passage, rank) => {
-    const language = detectLanguage(passage.text);
-    splitSentences(passage.text, language).forEach((text, position) => {
-      out.push({ ref: passage.ref, rank, position, text, language, terms: new Set(analyze(text, language).terms), coverage: 0, score: 0 });
-    });
+/** The quotable units of a passage's blocks, with the headings above them. */
+function unitsOf(passage: Passage, rank: number, blocks: Block[], language: string): Unit[] {
+  const out: Unit[] = [];
+  const terms = (text: string) => new Set(analyze(text, language).terms);
+  const headings: { depth: number; text: string }[] = [];
+  const unit = (block: number, kind: Unit['kind'], text: string, quotable: boolean, code = new Set<string>(), step = false): Unit => ({
+    ref: passage.ref,
+    rank,
+    order: out.length,
+    block,
+    kind,
+    text,
+    language,
+    defines: false,
+    instructs: step || code.size > 0 || (SNIPPET.test(text) && /`[^`]*[\s<(=][^`]*`/.test(text)),
+    terms: terms(text),
+    code,
+    heading: terms([passage.title ?? '', ...headings.map((h) => h.text)].join(' \n ')),
+    quotable,
+    coverage: 0,
+    headingCoverage: 0,
+    matched: [],
+    score: 0,
+  });
+  blocks.forEach((block, b) => {
+    switch (block.kind) {
+      case 'heading':
+        while (headings.length > 0 && headings[headings.length - 1]!.depth >= block.depth) headings.pop();
+        headings.push(block);
+        break;
+      case 'prose': {
+        const next = blocks[b + 1];
+        const code = next?.kind === 'code' ? terms(next.text) : new Set<string>();
+        block.sentences.forEach((s, i) => {
+          const last = i === block.sentences.length - 1;
+          out.push(unit(b, 'sentence', s, !(i === 0 && block.fragment), last ? code : undefined));
+        });
+        break;
+      }
+      case 'list':
+        for (const item of block.items) out.push(unit(b, 'item', item.text, true, undefined, block.ordered));
+        break;
+      case 'table':
+        for (const row of block.rows) {
+          const statement = rowStatement(block.header, row);
+          if (statement) out.push(unit(b, 'row', statement, true));
+        }
+        break;
+      case 'code':
+        break;
+    }
   });
   return out;
 }
 
-function score(question: string, candidates: Candidate[]): Candidate[] {
-  const byLanguage = new Map<string, Candidate[]>();
-  for (const c of candidates) {
-    const group = byLanguage.get(c.language);
-    if (group) group.push(c);
-    else byLanguage.set(c.language, [c]);
+/**
+ * A table row as a statement: its first cell, a colon, and its longest other cell; the
+ * remaining non-empty cells follow in parentheses under their header ("`PORT`, `HOST`: where
+ * to listen (default `3000`, `127.0.0.1`)"). Empty cells ("—") are left out.
+ */
+export function rowStatement(header: readonly string[], row: readonly string[]): string {
+  const cells = row.map((text, i) => ({ text: text.trim(), label: header[i]?.trim() ?? '' })).filter((c) => !EMPTY_CELL.test(c.text));
+  if (cells.length === 0) return '';
+  const [subject, ...rest] = cells;
+  if (rest.length === 0) return subject!.text;
+  const main = rest.reduce((a, b) => (plainLength(b.text) > plainLength(a.text) ? b : a));
+  const extra = rest.filter((c) => c !== main).map((c) => (c.label ? `${c.label.toLowerCase()} ${c.text}` : c.text));
+  return `${subject!.text}: ${main.text}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}`;
+}
+
+function plainLength(text: string): number {
+  return text.replace(/`[^`]*`/g, 'x').length;
+}
+
+function score(question: string, asked: string, units: Unit[]): void {
+  const byLanguage = new Map<string, Unit[]>();
+  for (const u of units) {
+    const group = byLanguage.get(u.language);
+    if (group) group.push(u);
+    else byLanguage.set(u.language, [u]);
   }
   // Coverage per language: the question is analysed as each passage language would analyse it.
   for (const [language, group] of byLanguage) {
     const terms = contentTerms(question, language);
-    const matches = group.map((c) => terms.map((t) => match(t, c.terms)));
+    const own = group.map((u) => terms.map((t) => Math.max(match(t, u.terms), CODE_CREDIT * match(t, u.code))));
     const weights = terms.map((_, j) => {
-      const n = matches.reduce((sum, m) => sum + (m[j]! > 0 ? 1 : 0), 0);
-      return n === 0 ? 0 : Math.log(1 + (candidates.length - n + 0.5) / (n + 0.5));
+      const n = own.reduce((sum, m) => sum + (m[j]! > 0 ? 1 : 0), 0);
+      return n === 0 ? 0 : Math.log(1 + (units.length - n + 0.5) / (n + 0.5));
     });
     const total = weights.reduce((a, b) => a + b, 0);
-    group.forEach((c, i) => {
-      c.coverage = total > 0 ? weights.reduce((sum, w, j) => sum + w * matches[i]![j]!, 0) / total : 0;
+    group.forEach((u, i) => {
+      u.matched = total > 0 ? weights.map((w, j) => (w * own[i]![j]!) / total) : weights.map(() => 0);
+      u.coverage = u.matched.reduce((a, b) => a + b, 0);
+      u.headingCoverage = total > 0 ? weights.reduce((sum, w, j) => sum + w * match(terms[j]!, u.heading), 0) / total : 0;
     });
   }
-  const numeric = NUMERIC_QUESTION.test(question);
-  const subject = DEFINITION_QUESTION.exec(question)?.[1]?.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const numeric = NUMERIC_QUESTION.test(asked);
+  const subject = DEFINITION_QUESTION.exec(asked)?.[1]?.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const definition = subject ? new RegExp(`^(?:an?\\s+|the\\s+)?${subject}\\s+(?:is|are|was|were)\\b`, 'i') : null;
-  for (const [i, c] of candidates.entries()) {
-    const before = candidates[i - 1]?.rank === c.rank ? candidates[i - 1]!.coverage : 0;
-    const after = candidates[i + 1]?.rank === c.rank ? candidates[i + 1]!.coverage : 0;
-    c.score =
-      c.coverage +
-      NEIGHBOUR_SHARE * Math.max(before, after) +
-      (RANK_BONUS[c.rank] ?? 0) +
-      (numeric && c.coverage > 0 && DIGIT.test(c.text) ? NUMERIC_BONUS : 0) +
-      (definition?.test(c.text) ? DEFINITION_BONUS : 0) -
-      lengthPenalty(c.text);
+  const howto = HOWTO_QUESTION.test(asked);
+  // Sentences take context from their neighbours; rows and items are facts of their own.
+  const neighbour = (u: Unit, v: Unit | undefined) => (v?.rank === u.rank && v.kind === 'sentence' ? v.coverage : 0);
+  for (const [i, u] of units.entries()) {
+    u.defines = definition?.test(u.text) ?? false;
+    const context = u.kind === 'sentence' ? Math.max(neighbour(u, units[i - 1]), neighbour(u, units[i + 1])) : 0;
+    u.score =
+      u.coverage +
+      NEIGHBOUR_SHARE * context +
+      (howto && u.instructs && u.coverage >= HOWTO_MIN_COVERAGE ? HOWTO_BONUS : 0) +
+      HEADING_SHARE * u.headingCoverage +
+      (RANK_BONUS[u.rank] ?? 0) +
+      (numeric && u.coverage > 0 && DIGIT.test(u.text) ? NUMERIC_BONUS : 0) +
+      (u.defines ? DEFINITION_BONUS : 0) -
+      lengthPenalty(u.text);
   }
-  return candidates;
 }
 
 /**
- * How far a sentence's terms contain `term`: 1 when exactly, PREFIX_CREDIT when a term shares
+ * The chosen units as pieces: consecutive units of one block become one piece; a sentence
+ * ending in a colon brings the block it introduces (or loses the colon when that block is
+ * too long); for how-to questions, a code block right after the best unit's paragraph comes
+ * along, and a best unit that is a step of a numbered list brings its whole list.
+ */
+function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Unit | null, maxChars: number): Piece[] {
+  const out: Piece[] = [];
+  const blocksOf = (ref: number) => read.find((r) => r.ref === ref)!.blocks;
+  const attached = new Set<string>();
+  for (let i = 0; i < chosen.length; ) {
+    const u = chosen[i]!;
+    let j = i + 1;
+    while (j < chosen.length && chosen[j]!.ref === u.ref && chosen[j]!.block === u.block) j++;
+    const group = chosen.slice(i, j);
+    i = j;
+    const blocks = blocksOf(u.ref);
+    const block = blocks[u.block]!;
+    if (attached.has(`${u.ref}:${u.block}`)) continue;
+    if (block.kind === 'list' && group.includes(howtoAnchor!) && block.ordered && fits(block)) {
+      out.push({ kind: 'items', ref: u.ref, items: block.items.map((it) => it.text), ordered: true, cited: true });
+      attached.add(`${u.ref}:${u.block}`);
+      continue;
+    }
+    if (u.kind !== 'sentence') {
+      const texts = group.map((g) => g.text);
+      if (texts.length === 1) out.push({ kind: 'sentences', ref: u.ref, sentences: [statement(texts[0]!, maxChars)] });
+      else out.push({ kind: 'items', ref: u.ref, items: texts, ordered: false, cited: true });
+      continue;
+    }
+    const sentences = group.map((g) => (g.text.length > maxChars ? truncate(g.text, maxChars) : g.text));
+    const last = sentences[sentences.length - 1]!;
+    const lastOfBlock = block.kind === 'prose' && block.sentences[block.sentences.length - 1] === group[group.length - 1]!.text;
+    const next = lastOfBlock ? blocks[u.block + 1] : undefined;
+    const introduces = /:$/.test(last);
+    const wanted = next && (introduces || (group.includes(howtoAnchor!) && next.kind === 'code')) && next.kind !== 'heading' && next.kind !== 'prose';
+    if (wanted && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
+      out.push({ kind: 'sentences', ref: u.ref, sentences });
+      out.push(blockPiece(u.ref, next));
+      attached.add(`${u.ref}:${u.block + 1}`);
+      continue;
+    }
+    if (introduces) sentences[sentences.length - 1] = last.replace(/\s*:$/, '.');
+    out.push({ kind: 'sentences', ref: u.ref, sentences });
+  }
+  return out;
+}
+
+function fits(block: Block): boolean {
+  if (block.kind === 'code') return block.text.split('\n').length <= MAX_CODE_LINES && block.text.length <= MAX_CODE_CHARS;
+  if (block.kind === 'list') return block.items.length <= MAX_ITEMS && block.items.reduce((n, it) => n + it.text.length, 0) <= MAX_ITEM_CHARS;
+  if (block.kind === 'table') return block.rows.length <= MAX_ITEMS;
+  return false;
+}
+
+function blockPiece(ref: number, block: Block): Piece {
+  if (block.kind === 'code') return { kind: 'code', ref, lang: block.lang, text: block.text };
+  if (block.kind === 'list') return { kind: 'items', ref, items: block.items.map((it) => it.text), ordered: block.ordered, cited: false };
+  if (block.kind === 'table') return { kind: 'items', ref, items: block.rows.map((r) => rowStatement(block.header, r)).filter(Boolean), ordered: false, cited: false };
+  throw new Error(`not an attachable block: ${block.kind}`);
+}
+
+/** A row or item quoted as a sentence: cut when too long, closed with a full stop. */
+function statement(text: string, maxChars: number): string {
+  const cut = text.length > maxChars ? truncate(text, maxChars) : text;
+  return /[.!?。！？…:]$/u.test(cut) ? cut.replace(/:$/, '.') : `${cut}.`;
+}
+
+/**
+ * How far a unit's terms contain `term`: 1 when exactly, PREFIX_CREDIT when a term shares
  * its first two thirds (at least PREFIX_MIN characters) — compounds and inflections the
  * stemmer leaves apart ("Warschauer"/"Warschau", Turkish and Greek case endings); on XQuAD
  * this adds 1–1.5 points in de, el, ru, tr and costs nothing elsewhere.
  */
 function match(term: string, terms: Set<string>): number {
+  if (terms.size === 0) return 0;
   if (terms.has(term)) return 1;
   if (term.length < PREFIX_MIN) return 0;
   for (const t of terms) {
@@ -221,8 +449,8 @@ function similar(a: Set<string>, b: Set<string>): boolean {
 }
 
 /** Length with its citation (" [12]"). */
-function citedLength(c: Candidate): number {
-  return c.text.length + String(c.ref).length + 3;
+function citedLength(u: Unit): number {
+  return u.text.length + String(u.ref).length + 3;
 }
 
 let wordSegmenter: Intl.Segmenter | undefined;

@@ -1,12 +1,11 @@
 /**
- * Sentence splitting for the extractive answer provider: passages (plain text or light
- * Markdown) → the sentences an answer can quote, cleaned for display.
+ * Sentence splitting for the extractive answer provider: a paragraph (./passageBlocks.ts
+ * reads the Markdown structure around it) → the sentences an answer can quote, cleaned for
+ * display.
  *
  * ICU's sentence segmentation (Intl.Segmenter) handles . ! ? and their CJK, Devanagari and
  * Arabic forms (。！？ । ؟). Around it:
- * - Markdown structure: blank lines, headings and list items end a sentence; fenced code is
- *   skipped (a line of code is no answer); heading and list markers are dropped. A table row
- *   is a sentence of its own, its cells joined by dashes; header rows and rules are skipped.
+ * - Blank lines end a sentence; inline code (`./.lore`) is never broken.
  * - ICU breaks after abbreviations and initials it does not know ("Dr. ", "J. R. R. ",
  *   "z. B.", German "am 3. Oktober"): such pieces are glued back to the next one.
  * - Thai, Lao and Khmer have no sentence punctuation; spaces separate clauses (and also
@@ -22,12 +21,8 @@ const MAX_CLAUSE_CHARS = 300;
 const MIN_CLAUSE_CHARS = 100;
 const MIN_RUN_CHARS = 6;
 
-const FENCE = /^\s*(```|~~~)/;
-const TABLE_ROW = /^\s*\|.*\|\s*$/;
-const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$/;
-const BLOCK_START = /^\s*(?:#{1,6}\s|>|[-*+•]\s|\d{1,3}[.)]\s)/;
-const MARKUP_PREFIX = /^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d{1,3}[.)]\s+)+/;
 const CITATION_MARKER = /\s*\[\d{1,4}\]/g;
+const CODE_SPAN = /`[^`\n]+`/g;
 const INVISIBLE = /[\uFEFF\u200B\u00AD]/g;
 const SPACE_NO_PUNCTUATION_SCRIPT = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}]/u;
 const SCRIPT_END = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}]$/u;
@@ -57,42 +52,13 @@ export function splitSentences(text: string, language = 'und'): string[] {
   return out.map(clean).filter((s) => s !== '');
 }
 
-/**
- * Paragraph-like blocks: lines joined until a blank line, a heading, a list item or a fence.
- * Lines are joined with two spaces, which Thai clause splitting reads as a clear boundary.
- */
+/** Paragraphs: lines joined until a blank line, with two spaces, which Thai clause splitting reads as a clear boundary. */
 function blocks(text: string): string[] {
-  const out: string[] = [];
-  let current: string[] = [];
-  let inFence = false;
-  const flush = () => {
-    if (current.length > 0) out.push(current.join('  '));
-    current = [];
-  };
-  const lines = text.replace(INVISIBLE, '').split(/\r?\n/);
-  for (const [index, line] of lines.entries()) {
-    if (FENCE.test(line)) {
-      flush();
-      inFence = !inFence;
-      continue;
-    }
-    if (inFence) continue;
-    if (TABLE_ROW.test(line) || TABLE_RULE.test(line)) {
-      flush();
-      const header = TABLE_RULE.test(lines[index + 1] ?? '');
-      if (!TABLE_RULE.test(line) && !header) out.push(tableRow(line));
-      continue;
-    }
-    if (line.trim() === '' || BLOCK_START.test(line)) flush();
-    if (line.trim() !== '') current.push(line.replace(MARKUP_PREFIX, '').trim());
-  }
-  flush();
-  return out;
-}
-
-/** A table row as a sentence: `| a | b |` → `a — b` (empty cells dropped). */
-function tableRow(line: string): string {
-  return line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((cell) => cell.trim()).filter((cell) => cell !== '').join(' — ');
+  return text
+    .replace(INVISIBLE, '')
+    .split(/\r?\n\s*\r?\n/)
+    .map((block) => block.split(/\r?\n/).map((line) => line.trim()).filter(Boolean).join('  '))
+    .filter((block) => block !== '');
 }
 
 /** ICU sentences of one block, with pieces that end in an abbreviation glued to the next. */
@@ -100,7 +66,11 @@ function icuSentences(block: string, language: string): string[] {
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
   const out: string[] = [];
   let pending = '';
-  for (const { segment } of segmenter.segment(block)) {
+  // ICU must not break inside inline code (`./.lore`, `a.b()`): it segments a copy whose code
+  // spans are letters, and the pieces are cut from the original at the same places.
+  const masked = block.replace(CODE_SPAN, (span) => '`' + 'x'.repeat(span.length - 2) + '`');
+  for (const { segment: piece, index } of segmenter.segment(masked)) {
+    const segment = block.slice(index, index + piece.length);
     pending += segment;
     if (ABBREVIATION.test(pending) || (ORDINAL_DOT_LANGUAGES.has(language) && ORDINAL_END.test(pending))) continue;
     out.push(pending);
@@ -144,5 +114,10 @@ function pack(parts: string[], cut: (gap: string, before: string, after: string)
 }
 
 function clean(sentence: string): string {
-  return sentence.replace(CITATION_MARKER, '').replace(/\s+/g, ' ').trim();
+  return sentence
+    .split(/(`[^`\n]+`)/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(CITATION_MARKER, '')))
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
