@@ -381,17 +381,29 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
 }
 
 function fits(block: Block): boolean {
-  if (block.kind === 'code') return block.text.split('\n').length <= MAX_CODE_LINES && block.text.length <= MAX_CODE_CHARS;
+  if (block.kind === 'code') return codeExcerpt(block.text) !== null;
   if (block.kind === 'list') return block.items.length <= MAX_ITEMS && block.items.reduce((n, it) => n + it.text.length, 0) <= MAX_ITEM_CHARS;
   if (block.kind === 'table') return block.rows.length <= MAX_ITEMS;
   return false;
 }
 
 function blockPiece(ref: number, block: Block): Piece {
-  if (block.kind === 'code') return { kind: 'code', ref, lang: block.lang, text: block.text };
+  if (block.kind === 'code') return { kind: 'code', ref, lang: block.lang, text: codeExcerpt(block.text)! };
   if (block.kind === 'list') return { kind: 'items', ref, items: block.items.map((it) => it.text), ordered: block.ordered, cited: false };
   if (block.kind === 'table') return { kind: 'items', ref, items: block.rows.map((r) => rowStatement(block.header, r)).filter(Boolean), ordered: false, cited: false };
   throw new Error(`not an attachable block: ${block.kind}`);
+}
+
+/**
+ * A code block as an answer quotes it: whole when it is short enough, else its first part
+ * up to a blank line (a long example usually starts with the command the sentence before it
+ * introduces); null when even that is too long.
+ */
+function codeExcerpt(code: string): string | null {
+  const short = (text: string) => text.split('\n').length <= MAX_CODE_LINES && text.length <= MAX_CODE_CHARS;
+  if (short(code)) return code;
+  const first = code.split(/\n[ \t]*\n/)[0]!;
+  return short(first) ? first : null;
 }
 
 /** A row or item quoted as a sentence: cut when too long, closed with a full stop. */
