@@ -29,6 +29,7 @@
  */
 import { analyze, detectLanguage } from '../../domain/text/tokenize.js';
 import { passageBlocks, type Block } from './passageBlocks.js';
+import { splitSentences } from './sentences.js';
 
 /** A retrieved passage, in retrieval order (only what selection reads). */
 export interface Passage {
@@ -133,6 +134,8 @@ interface Unit {
   /** Position in the passage, over all its units. */
   order: number;
   block: number;
+  /** The list item a unit is (or is a sentence of); -1 outside lists. */
+  item: number;
   kind: 'sentence' | 'item' | 'row';
   text: string;
   language: string;
@@ -206,7 +209,7 @@ export function selectAnswer(question: string, passages: readonly Passage[], lim
   }
   // A definition reads on into its paragraph ("X is … . It …").
   const next = units[units.indexOf(best) + 1];
-  if (best.defines && next?.block === best.block && next.rank === best.rank && !chosen.includes(next) && chosen.length < limits.maxSentences && used + citedLength(next) <= limits.maxChars) {
+  if (best.defines && next?.block === best.block && next.item === best.item && next.rank === best.rank && !chosen.includes(next) && chosen.length < limits.maxSentences && used + citedLength(next) <= limits.maxChars) {
     chosen.push(next);
   }
   const first = new Map<number, number>();
@@ -220,11 +223,12 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
   const out: Unit[] = [];
   const terms = (text: string) => new Set(analyze(text, language).terms);
   const headings: { depth: number; text: string }[] = [];
-  const unit = (block: number, kind: Unit['kind'], text: string, quotable: boolean, code = new Set<string>(), step = false): Unit => ({
+  const unit = (block: number, kind: Unit['kind'], text: string, quotable: boolean, code = new Set<string>(), step = false, item = -1): Unit => ({
     ref: passage.ref,
     rank,
     order: out.length,
     block,
+    item,
     kind,
     text,
     language,
@@ -255,7 +259,12 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         break;
       }
       case 'list':
-        for (const item of block.items) out.push(unit(b, 'item', item.text, true, undefined, block.ordered));
+        block.items.forEach((item, k) => {
+          // An item of several sentences ("**Retrieve**: the hybrid search … . Each entry …") is prose.
+          const sentences = splitSentences(item.text, language);
+          if (sentences.length < 2) out.push(unit(b, 'item', item.text, true, undefined, block.ordered, k));
+          else for (const sentence of sentences) out.push(unit(b, 'sentence', sentence, true, undefined, block.ordered, k));
+        });
         break;
       case 'table':
         for (const row of block.rows) {
@@ -279,10 +288,15 @@ export function rowStatement(header: readonly string[], row: readonly string[]):
   const cells = row.map((text, i) => ({ text: text.trim(), label: header[i]?.trim() ?? '' })).filter((c) => !EMPTY_CELL.test(c.text));
   if (cells.length === 0) return '';
   const [subject, ...rest] = cells;
-  if (rest.length === 0) return subject!.text;
+  if (rest.length === 0) return capitalise(subject!.text);
   const main = rest.reduce((a, b) => (plainLength(b.text) > plainLength(a.text) ? b : a));
   const extra = rest.filter((c) => c !== main).map((c) => (c.label ? `${c.label.toLowerCase()} ${c.text}` : c.text));
-  return `${subject!.text}: ${main.text}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}`;
+  return capitalise(`${subject!.text}: ${main.text}${extra.length > 0 ? ` (${extra.join('; ')})` : ''}`);
+}
+
+/** A row or item begins a sentence of the answer: its first letter in upper case. */
+function capitalise(text: string): string {
+  return text.replace(/^\p{Ll}/u, (c) => c.toUpperCase());
 }
 
 function plainLength(text: string): number {
@@ -345,19 +359,19 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
   for (let i = 0; i < chosen.length; ) {
     const u = chosen[i]!;
     let j = i + 1;
-    while (j < chosen.length && chosen[j]!.ref === u.ref && chosen[j]!.block === u.block) j++;
+    while (j < chosen.length && chosen[j]!.ref === u.ref && chosen[j]!.block === u.block && chosen[j]!.item === u.item) j++;
     const group = chosen.slice(i, j);
     i = j;
     const blocks = blocksOf(u.ref);
     const block = blocks[u.block]!;
     if (attached.has(`${u.ref}:${u.block}`)) continue;
     if (block.kind === 'list' && group.includes(howtoAnchor!) && block.ordered && fits(block)) {
-      out.push({ kind: 'items', ref: u.ref, items: block.items.map((it) => it.text), ordered: true, cited: true });
+      out.push({ kind: 'items', ref: u.ref, items: block.items.map((it) => capitalise(it.text)), ordered: true, cited: true });
       attached.add(`${u.ref}:${u.block}`);
       continue;
     }
     if (u.kind !== 'sentence') {
-      const texts = group.map((g) => g.text);
+      const texts = group.map((g) => capitalise(g.text));
       if (texts.length === 1) out.push({ kind: 'sentences', ref: u.ref, sentences: [statement(texts[0]!, maxChars)] });
       else out.push({ kind: 'items', ref: u.ref, items: texts, ordered: false, cited: true });
       continue;
@@ -389,7 +403,7 @@ function fits(block: Block): boolean {
 
 function blockPiece(ref: number, block: Block): Piece {
   if (block.kind === 'code') return { kind: 'code', ref, lang: block.lang, text: codeExcerpt(block.text)! };
-  if (block.kind === 'list') return { kind: 'items', ref, items: block.items.map((it) => it.text), ordered: block.ordered, cited: false };
+  if (block.kind === 'list') return { kind: 'items', ref, items: block.items.map((it) => capitalise(it.text)), ordered: block.ordered, cited: false };
   if (block.kind === 'table') return { kind: 'items', ref, items: block.rows.map((r) => rowStatement(block.header, r)).filter(Boolean), ordered: false, cited: false };
   throw new Error(`not an attachable block: ${block.kind}`);
 }
