@@ -123,6 +123,8 @@ const NUMERIC_QUESTION =
   /\bhow (?:many|much|long|old|big|large|often)\b|\bwhen\b|\bwhat year\b|\b(?:limits?|maximum|minimum|max|default|timeout|port)\b|\bwie (?:viele?|lange|alt)\b|\bwann\b|\bcuánt|\bcuándo\b|\bcâ[țt]|\bcând\b|сколько|когда|в каком году|πόσ|πότε|\bkaç\b|ne zaman|bao nhiêu|\bmấy\b|khi nào|năm nào|कितन|कब|\bكم\b|متى|多少|几|何时|什么时候|哪一年|哪年|กี่|เท่าไ|เมื่อไ|ปีใด|ปีไหน|いつ|いくつ|何年/iu;
 /** How-to questions: the answer is often a command, a snippet or a list of steps. */
 const HOWTO_QUESTION = /^\s*(?:how\s+(?:do|can|should|would|to|does)\b|how\s+i\b|what(?:'s| is) the (?:command|way|snippet)\b|(?:steps?|instructions?) (?:to|for)\b|(?:set ?up|install|configure|embed|create|add|run|start|deploy|enable|use)\b)|\bhow to\b/i;
+/** English yes/no questions ("Can I …?", "Does Lore …?", "Is there …?"). */
+const YESNO_QUESTION = /^\s*(?:can|could|does|do|is|are|will|should|must|may)\s+(?!\S+\s+(?:mean|stand)\b)/i;
 const DIGIT = /\p{Nd}/u;
 const WIDE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 /** Cells that hold nothing ("—" for "no default"). */
@@ -173,6 +175,7 @@ const questionStops = new Map<string, Set<string>>();
 export function selectAnswer(question: string, passages: readonly Passage[], limits: { maxSentences: number; maxChars: number }): Piece[] {
   const asked = question.split('\n')[0] ?? question;
   const howto = HOWTO_QUESTION.test(asked);
+  const yesno = YESNO_QUESTION.test(asked);
   const read: Read[] = [];
   const units: Unit[] = [];
   passages.forEach((passage, rank) => {
@@ -193,12 +196,14 @@ export function selectAnswer(question: string, passages: readonly Passage[], lim
   for (const c of candidates.slice(1)) {
     if (chosen.length >= limits.maxSentences) break;
     if (c.coverage === 0 || c.score < FOLLOW_SHARE * best.score) break;
-    // Rows and items are facts of their own: one that only rides on bonuses does not answer.
-    if (c.kind !== 'sentence' && c.coverage < FOLLOW_SHARE * best.coverage) continue;
+    // Rows and items are facts of their own: one that only rides on bonuses, or matches none
+    // of the words the best unit matched, answers something else.
+    if (c.kind !== 'sentence' && (c.coverage < FOLLOW_SHARE * best.coverage || !c.matched.some((w, j) => w > 0 && best.matched[j]! > 0))) continue;
     if (chosen.some((d) => similar(c.terms, d.terms)) || used + citedLength(c) > limits.maxChars) continue;
     if (!chosen.some((d) => d.rank === c.rank)) {
-      // A how-to answered by instructions, or a "What is X?" by X's definition, needs nothing from elsewhere.
-      if ((howto && best.instructs) || best.defines) continue;
+      // A how-to answered by instructions, a "What is X?" by X's definition, a yes/no question
+      // by its best match: nothing from elsewhere.
+      if ((howto && best.instructs) || best.defines || yesno) continue;
       if (new Set(chosen.map((d) => d.rank)).size >= MAX_SOURCES) continue;
       const gain = c.matched.reduce((sum, w, j) => sum + Math.max(0, w - covered[j]!), 0);
       if (gain < NEW_PART) continue;
