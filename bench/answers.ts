@@ -1,30 +1,44 @@
 /**
  * Answer quality and speed of the configured answer provider (default: the embedded
- * extractive one) on XQuAD: for each language, the 240 paragraphs are ingested through the
- * HTTP API, every question is asked through chat without streaming, and the benchmark
- * reports the share of answers containing a gold answer string, the share whose citations
- * include the gold paragraph, and the median time to the first text_delta of streamed chat.
+ * extractive one), on two sets:
  *
- *   npm run bench:answers                           # en, de, zh, th; every question
- *   npm run bench:answers -- --langs en --questions 200 --streamed 100
+ * - `docs`: Lore's own documentation (README.md, docs/*.md, one entry per section as the demo
+ *   has it) and the questions of bench/data/docs-qa.jsonl, written as users ask them, about
+ *   tables, code, lists and prose. Each is asked through chat and through summarise (not
+ *   streamed); reported: gold string in the answer, gold section cited, and the share of
+ *   answers that read as prose by the explicit rules of ./proseRules.ts (with the failures
+ *   per rule), then the 5 worst answers in full.
+ * - `xquad`: for each language, the 240 paragraphs are ingested through the HTTP API, every
+ *   question is asked through chat without streaming; reported: the share of answers
+ *   containing a gold answer string, the share whose citations include the gold paragraph,
+ *   and the median time to the first text_delta of streamed chat.
+ *
+ *   npm run bench:answers                           # docs; XQuAD en, de, zh, th; every question
+ *   npm run bench:answers -- --sets docs
+ *   npm run bench:answers -- --sets xquad --langs en --questions 200 --streamed 100
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { percentile, startLore } from './harness.js';
+import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
 
 const { values } = parseArgs({
   options: {
+    sets: { type: 'string', default: 'docs,xquad' },
     langs: { type: 'string', default: 'en,de,zh,th' },
     questions: { type: 'string', default: '0' },
     streamed: { type: 'string', default: '200' },
     data: { type: 'string', default: path.resolve('../shared/data/xquad') },
+    'docs-questions': { type: 'string', default: path.resolve('bench/data/docs-qa.jsonl') },
   },
 });
 const maxQuestions = Number(values.questions) || Infinity;
 const streamedQuestions = Number(values.streamed);
 const jsonl = <T>(file: string): T[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
 const TARGETS: Record<string, number> = { en: 0.8 };
+const sets = values.sets.split(',');
 
 const lore = await startLore('bench-answers');
 const { call, container } = lore;
@@ -36,8 +50,12 @@ const contains = (answer: string, gold: string, lang: string) => {
 };
 
 interface Row { lang: string; questions: number; gold: number; cited: number; chars: number; ttft: number; noAnswer: number }
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+
+if (sets.includes('docs')) await docsSet();
+
 const rows: Row[] = [];
-for (const lang of values.langs.split(',')) {
+for (const lang of sets.includes('xquad') ? values.langs.split(',') : []) {
   const base = path.join(values.data, lang);
   const collection = (await call('POST', '/api/v1/collections', { name: `xquad-${lang}` })).data.id;
   const paragraphs = jsonl<{ _id: string; title: string; text: string }>(path.join(base, 'corpus.jsonl'));
@@ -87,9 +105,8 @@ for (const lang of values.langs.split(',')) {
   console.error(`${lang} done`);
 }
 
-const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
-console.log('\nanswers on XQuAD (chat, one new conversation per question)');
-console.log(`${'lang'.padEnd(5)} ${'questions'.padStart(9)}  ${'gold answer in text'.padEnd(26)} ${'gold paragraph cited'.padEnd(26)} ${'median first delta'.padEnd(19)} mean chars  unanswered`);
+if (rows.length > 0) console.log('\nanswers on XQuAD (chat, one new conversation per question)');
+if (rows.length > 0) console.log(`${'lang'.padEnd(5)} ${'questions'.padStart(9)}  ${'gold answer in text'.padEnd(26)} ${'gold paragraph cited'.padEnd(26)} ${'median first delta'.padEnd(19)} mean chars  unanswered`);
 for (const r of rows) {
   const target = TARGETS[r.lang] ?? 0.7;
   console.log(
@@ -98,3 +115,65 @@ for (const r of rows) {
   );
 }
 await lore.close();
+
+interface DocsQuestion { question: string; gold: string[]; sources: string[]; kind: string; type: string }
+interface DocsAnswer { q: DocsQuestion; text: string; urls: string[]; gold: boolean; cited: boolean; failed: Rule[] }
+
+/** The docs set: Lore's docs as the demo holds them, every question by chat and by summarise. */
+async function docsSet(): Promise<void> {
+  const base = 'https://lore.test';
+  const questions = jsonl<DocsQuestion>(values['docs-questions']);
+  const entries = await loreDocEntries(base);
+  const headings = new Set<string>();
+  for (const name of await loreDocNames()) for (const h of headingsOf((await readLoreDoc(name)) ?? '')) headings.add(h);
+  const ids = new Set(entries.map((e) => e.source_id));
+  for (const q of questions) {
+    for (const source of q.sources) if (!ids.has(source)) throw new Error(`docs-qa: unknown source ${source} (${q.question})`);
+  }
+  const collection = (await call('POST', '/api/v1/collections', { name: 'lore-docs' })).data.id;
+  for (let i = 0; i < entries.length; i += 50) await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries: entries.slice(i, i + 50) });
+  const integration = (await call('POST', '/api/v1/integrations', { type: 'chatbot', name: 'lore-docs', collection_ids: [collection] })).data.id;
+  const judge = (q: DocsQuestion, text: string, urls: string[]): DocsAnswer => ({
+    q,
+    text,
+    urls,
+    gold: q.gold.some((g) => text.toLowerCase().includes(g.toLowerCase())),
+    cited: urls.some((u) => q.sources.some((s) => u === `${base}/demo/docs/${s}`)),
+    failed: proseFailures(text, headings),
+  });
+
+  const byRoute: Record<'chat' | 'summarise', DocsAnswer[]> = { chat: [], summarise: [] };
+  for (const q of questions) {
+    const reply = await call('POST', `/api/v1/integrations/${integration}/chat`, { message: q.question, stream: false });
+    const [stored] = await container.db.query<{ citations: { url: string }[] }>(
+      "SELECT citations FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'",
+      [reply.conversation_id],
+    );
+    byRoute.chat.push(judge(q, reply.message, (stored?.citations ?? []).map((c) => c.url)));
+    const summary = await call('GET', `/api/v1/integrations/${integration}/summarise?${new URLSearchParams({ query: q.question, stream: 'false' })}`);
+    byRoute.summarise.push(judge(q, summary.summary, summary.references.map((r: { url: string }) => r.url)));
+  }
+
+  const share = (list: DocsAnswer[], test: (a: DocsAnswer) => boolean) => list.filter(test).length / Math.max(1, list.length);
+  console.log(`\nanswers on Lore's docs (${questions.length} questions of ${path.relative(process.cwd(), values['docs-questions'])}, ${entries.length} sections)`);
+  console.log(`${'route'.padEnd(10)} ${'gold in answer'.padEnd(24)} ${'gold source cited'.padEnd(24)} ${'reads as prose'.padEnd(24)} mean chars`);
+  for (const [route, list] of Object.entries(byRoute)) {
+    console.log(
+      `${route.padEnd(10)} ${`${pct(share(list, (a) => a.gold))} (≥ 90 %)`.padEnd(24)} ${`${pct(share(list, (a) => a.cited))} (≥ 95 %)`.padEnd(24)} ` +
+        `${`${pct(share(list, (a) => a.failed.length === 0))} (≥ 95 %)`.padEnd(24)} ${(list.reduce((n, a) => n + a.text.length, 0) / list.length).toFixed(0).padStart(10)}`,
+    );
+  }
+  console.log(`\nprose rules broken (chat / summarise): ${RULES.map((r) => `${r} ${byRoute.chat.filter((a) => a.failed.includes(r)).length}/${byRoute.summarise.filter((a) => a.failed.includes(r)).length}`).join(', ')}`);
+  for (const kind of ['table', 'code', 'list', 'prose']) {
+    const list = byRoute.chat.filter((a) => a.q.kind === kind);
+    if (list.length > 0) console.log(`chat, answers in ${kind.padEnd(5)} (${String(list.length).padStart(2)}): gold ${pct(share(list, (a) => a.gold))}, cited ${pct(share(list, (a) => a.cited))}, prose ${pct(share(list, (a) => a.failed.length === 0))}`);
+  }
+  const badness = (a: DocsAnswer) => a.failed.length * 4 + (a.gold ? 0 : 2) + (a.cited ? 0 : 1);
+  const worst = [...byRoute.chat].sort((a, b) => badness(b) - badness(a)).slice(0, 5).filter((a) => badness(a) > 0);
+  console.log(`\nthe ${worst.length} worst chat answers`);
+  for (const a of worst) {
+    const problems = [...a.failed, ...(a.gold ? [] : ['gold missing']), ...(a.cited ? [] : ['source not cited'])];
+    console.log(`\n### ${a.q.question}  [${problems.join(', ')}]  gold: ${a.q.gold.join(' | ')}; sources: ${a.q.sources.join(', ')}\n${a.text}\ncited: ${a.urls.map((u) => u.replace(`${base}/demo/docs/`, '')).join(', ') || 'nothing'}`);
+  }
+}
+

@@ -1,0 +1,31 @@
+// The rules bench:answers uses to decide whether an answer reads as prose (bench/proseRules.ts).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { headingsOf, proseFailures } from '../bench/proseRules.js';
+
+const headings = new Set(headingsOf('# Lore\n\n## Pages API: pushing pages from a server with an API key\n\n```sh\n# not a heading\n```\n### Limits'));
+const check = (answer: string) => proseFailures(answer, headings);
+
+describe('prose rules of the answers bench', () => {
+  it('passes answers that read well: prose, a statement, an introduced code block, a list, a table', () => {
+    assert.deepEqual(check('Lore is a search service. It answers from your docs [1].'), []);
+    assert.deepEqual(check('`DATABASE_URL`: use a PostgreSQL server instead of PGlite [1].'), []);
+    assert.deepEqual(check('Use its API token [2]:\n\n```sh\nexport TOKEN=x | y — —\n```'), []);
+    assert.deepEqual(check('To rotate a secret [1]:\n\n1. Open the widget.\n2. Rotate it.'), []);
+    assert.deepEqual(check('Defaults [1]:\n\n| Name | Value |\n|---|---|\n| `PORT` | `3000` |'), []);
+    assert.deepEqual(check('Lore is fast [1]. `npm start` runs it [2].'), []);
+  });
+
+  it('finds each rule broken', () => {
+    assert.deepEqual(check('  '), ['empty']);
+    assert.deepEqual(check('`DATABASE_URL` — — — use a PostgreSQL server [1]'), ['table-fragment']);
+    assert.deepEqual(check('| `PORT` | `3000` | where to listen |'), ['table-fragment']);
+    assert.deepEqual(check('/.lore` — PGlite database [1]'), ['mid-token-start']);
+    assert.deepEqual(check('Lore measures answers [1] and XQuAD in 12 languages [2].'), ['mid-token-start']);
+    assert.deepEqual(check('Export it, and use its API token: [2]'), ['dangling-colon']);
+    assert.deepEqual(check('Export it, and use its API token [2]:'), ['dangling-colon']);
+    assert.deepEqual(check('Pages API: pushing pages from a server with an API key [1] Create a key with the API token [1].'), ['heading-as-sentence']);
+    assert.deepEqual(check('A [1]. B [2]. C [3].'), ['too-many-sources']);
+    assert.deepEqual(check('Run this [1]:\n\n```sh\nnpm start'), ['unbalanced-code']);
+  });
+});
