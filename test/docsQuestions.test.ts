@@ -1,0 +1,34 @@
+// The docs question set of bench:answers (bench/data/docs-qa.jsonl) stays true to the docs:
+// every source is a section the demo ingests, and every question's gold string is in one of
+// its sources. A docs edit that breaks a question fails here, not silently in the bench.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loreDocEntries } from '../src/loreDocs.js';
+
+const FILE = fileURLToPath(new URL('../bench/data/docs-qa.jsonl', import.meta.url));
+const KINDS = new Set(['table', 'code', 'list', 'prose']);
+const TYPES = new Set(['definition', 'howto', 'yesno', 'value', 'comparison']);
+
+describe('docs question set (bench/data/docs-qa.jsonl)', () => {
+  it('has valid questions whose gold strings are in their sources', async () => {
+    const sections = new Map((await loreDocEntries('http://x')).map((e) => [e.source_id, e.raw_text.toLowerCase()]));
+    const lines = readFileSync(FILE, 'utf8').trim().split('\n');
+    assert.ok(lines.length >= 60, `${lines.length} questions`);
+    const seen = new Set<string>();
+    for (const [i, line] of lines.entries()) {
+      const q = JSON.parse(line) as { question: unknown; gold: unknown; sources: unknown; kind: unknown; type: unknown };
+      const where = `line ${i + 1}: ${String(q.question)}`;
+      assert.ok(typeof q.question === 'string' && q.question.trim() !== '', where);
+      assert.ok(!seen.has(q.question), `${where}: repeated`);
+      seen.add(q.question);
+      assert.ok(Array.isArray(q.gold) && q.gold.length > 0 && q.gold.every((g) => typeof g === 'string' && g.trim() !== ''), `${where}: gold`);
+      assert.ok(Array.isArray(q.sources) && q.sources.length > 0, `${where}: sources`);
+      for (const source of q.sources as string[]) assert.ok(sections.has(source), `${where}: unknown source ${source}`);
+      assert.ok(KINDS.has(q.kind as string) && TYPES.has(q.type as string), `${where}: kind/type`);
+      const texts = (q.sources as string[]).map((s) => sections.get(s)!);
+      assert.ok((q.gold as string[]).some((g) => texts.some((t) => t.includes(g.toLowerCase()))), `${where}: no gold string in its sources`);
+    }
+  });
+});
