@@ -7,7 +7,7 @@
  *   tables, code, lists and prose. Each is asked through chat and through summarise (not
  *   streamed); reported: gold string in the answer, gold section cited, and the share of
  *   answers that read as prose by the explicit rules of ./proseRules.ts (with the failures
- *   per rule), then the 5 worst answers in full.
+ *   per rule), then the 5 worst answers in full (`--worst N` for more).
  * - `xquad`: for each language, the 240 paragraphs are ingested through the HTTP API, every
  *   question is asked through chat without streaming; reported: the share of answers
  *   containing a gold answer string, the share whose citations include the gold paragraph,
@@ -32,6 +32,7 @@ const { values } = parseArgs({
     streamed: { type: 'string', default: '200' },
     data: { type: 'string', default: path.resolve('../shared/data/xquad') },
     'docs-questions': { type: 'string', default: path.resolve('bench/data/docs-qa.jsonl') },
+    worst: { type: 'string', default: '5' },
   },
 });
 const maxQuestions = Number(values.questions) || Infinity;
@@ -151,7 +152,10 @@ async function docsSet(): Promise<void> {
     );
     byRoute.chat.push(judge(q, reply.message, (stored?.citations ?? []).map((c) => c.url)));
     const summary = await call('GET', `/api/v1/integrations/${integration}/summarise?${new URLSearchParams({ query: q.question, stream: 'false' })}`);
-    byRoute.summarise.push(judge(q, summary.summary, summary.references.map((r: { url: string }) => r.url)));
+    const judged = judge(q, summary.summary, summary.references.map((r: { url: string }) => r.url));
+    // "Nothing relevant" is the service's honest no-answer, not a failure to write prose.
+    if (!summary.has_relevant_results) judged.failed = judged.failed.filter((r) => r !== 'empty');
+    byRoute.summarise.push(judged);
   }
 
   const share = (list: DocsAnswer[], test: (a: DocsAnswer) => boolean) => list.filter(test).length / Math.max(1, list.length);
@@ -169,7 +173,7 @@ async function docsSet(): Promise<void> {
     if (list.length > 0) console.log(`chat, answers in ${kind.padEnd(5)} (${String(list.length).padStart(2)}): gold ${pct(share(list, (a) => a.gold))}, cited ${pct(share(list, (a) => a.cited))}, prose ${pct(share(list, (a) => a.failed.length === 0))}`);
   }
   const badness = (a: DocsAnswer) => a.failed.length * 4 + (a.gold ? 0 : 2) + (a.cited ? 0 : 1);
-  const worst = [...byRoute.chat].sort((a, b) => badness(b) - badness(a)).slice(0, 5).filter((a) => badness(a) > 0);
+  const worst = [...byRoute.chat].sort((a, b) => badness(b) - badness(a)).slice(0, Number(values.worst)).filter((a) => badness(a) > 0);
   console.log(`\nthe ${worst.length} worst chat answers`);
   for (const a of worst) {
     const problems = [...a.failed, ...(a.gold ? [] : ['gold missing']), ...(a.cited ? [] : ['source not cited'])];

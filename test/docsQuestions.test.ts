@@ -13,7 +13,7 @@ const TYPES = new Set(['definition', 'howto', 'yesno', 'value', 'comparison']);
 
 describe('docs question set (bench/data/docs-qa.jsonl)', () => {
   it('has valid questions whose gold strings are in their sources', async () => {
-    const sections = new Map((await loreDocEntries('http://x')).map((e) => [e.source_id, e.raw_text.toLowerCase()]));
+    const sections = new Map((await loreDocEntries('http://x')).map((e) => [e.source_id, (e.raw_text ?? '').toLowerCase()]));
     const lines = readFileSync(FILE, 'utf8').trim().split('\n');
     assert.ok(lines.length >= 60, `${lines.length} questions`);
     const seen = new Set<string>();

@@ -10,21 +10,26 @@
  * passage repeats count little and the rare question words most; question words such as
  * "how many", "wie viele", "多少", "กี่" never count; the code block a sentence introduces
  * counts for it at CODE_CREDIT)
- *   + NEIGHBOUR_SHARE × the better coverage of the units just before and after it
+ *   + NEIGHBOUR_SHARE × the better coverage of the sentences just before and after it (for
+ *     sentences; rows and items stand alone)
  *   + HEADING_SHARE × the coverage of the headings it stands under (the passage title too)
  *   + a bonus for its passage's retrieval rank (earlier passages were found more relevant)
  *   + a bonus when the question asks for a number, a date or a limit and the unit has digits
  *   + a bonus when an English "What is X?" meets the sentence that opens "X is …"
+ *   + for an English how-to question, a bonus for units that instruct (HOWTO_BONUS)
  *   − a penalty for very short or very long units.
  *
- * The answer is built around the best unit (coherence over coverage): further units of its
- * passage join when they score at least FOLLOW_SHARE of it; a unit of another passage only
- * when it also covers a part of the question the chosen ones do not (NEW_PART), and never
- * a third passage. A sentence that introduces a code block, list or table (it ends with a
- * colon) brings that block along, or loses its colon when the block is too long; for a
- * how-to question a code block right after the chosen sentence comes too, and a step of a
- * numbered list brings the whole list. Headings are never quoted, and neither is the first
- * sentence of a chunk that starts mid-sentence. Terms come from the search tokeniser
+ * The answer is built around the best unit (coherence over coverage): further units join
+ * when they score at least FOLLOW_SHARE of it (rows and items also need FOLLOW_SHARE of its
+ * coverage and one of its matched words: they are facts of their own), from at most two
+ * passages; a definition, an instruction answering a how-to, or the best match for a yes/no
+ * question takes nothing from other passages. (Requiring a second passage to cover question
+ * words the first does not cost XQuAD up to 0.8 points and the docs set 4: words are a poor
+ * proxy for "another part of the question".) A sentence that introduces a code block, list
+ * or table (it ends with a colon) brings that block along — one block per answer — or loses
+ * its colon; for a how-to question a code block right after the chosen sentence comes too,
+ * and a step of a numbered list brings the whole list. Headings are never quoted, and
+ * neither is the first sentence of a chunk that starts mid-sentence. Terms come from the search tokeniser
  * (stemming, folding, Chinese/Japanese bigrams, Thai words), in each passage's own language.
  */
 import { analyze, detectLanguage } from '../../domain/text/tokenize.js';
@@ -76,8 +81,6 @@ const LONG_CHARS = 300;
 const LENGTH_PENALTY = 0.15;
 /** A further unit must score at least this share of the best one (higher: shorter answers). */
 const FOLLOW_SHARE = 0.6;
-/** A unit of a second passage must add at least this share of the question's weight. */
-const NEW_PART = 0;
 const MAX_SOURCES = 2;
 /** Term-set Jaccard similarity at which a unit repeats one already chosen. */
 const DUPLICATE_JACCARD = 0.6;
@@ -102,7 +105,7 @@ const WHOLE_ENTRY_CHARS = 8000;
  * tokeniser keeps (0.5–1 point on XQuAD there; no gain in ar, th, vi).
  */
 const QUESTION_WORDS: Readonly<Record<string, string>> = {
-  en: 'what which who whom whose when where why how many much did does do is was were are be been name named called known kind type can could should would will i my me we our',
+  en: 'what which who whom whose when where why how many much did does do is was were are be been name named called known kind type can could should would will i my me we our get got one',
   de: 'was wer wen wem wessen wann wo woher wohin warum wieso wie viele viel welche welcher welches welchem welchen hat haben hatte hatten wurde wurden ist sind war waren heißt hieß hießen heißen genannt nennt beim vom ins zur zum um nach über',
   es: 'qué que cuál cuáles quién quiénes cuándo dónde cómo cuántos cuántas cuánto cuánta por fue es son era eran llama llamaba nombre',
   fr: 'que quoi qui quel quelle quels quelles quand où comment combien pourquoi est sont était nom appelle',
@@ -153,7 +156,7 @@ interface Unit {
   quotable: boolean;
   coverage: number;
   headingCoverage: number;
-  /** Question weight each term index carries, matched by this unit (for NEW_PART). */
+  /** The share of the question's weight each of its terms gives this unit. */
   matched: number[];
   score: number;
 }
@@ -191,7 +194,6 @@ export function selectAnswer(question: string, passages: readonly Passage[], lim
   if (!best) return [];
 
   const chosen: Unit[] = [best];
-  const covered = [...best.matched];
   let used = citedLength(best);
   for (const c of candidates.slice(1)) {
     if (chosen.length >= limits.maxSentences) break;
@@ -205,11 +207,8 @@ export function selectAnswer(question: string, passages: readonly Passage[], lim
       // by its best match: nothing from elsewhere.
       if ((howto && best.instructs) || best.defines || yesno) continue;
       if (new Set(chosen.map((d) => d.rank)).size >= MAX_SOURCES) continue;
-      const gain = c.matched.reduce((sum, w, j) => sum + Math.max(0, w - covered[j]!), 0);
-      if (gain < NEW_PART) continue;
     }
     chosen.push(c);
-    c.matched.forEach((w, j) => (covered[j] = Math.max(covered[j]!, w)));
     used += citedLength(c);
   }
   // A definition reads on into its paragraph ("X is … . It …").
@@ -220,7 +219,11 @@ export function selectAnswer(question: string, passages: readonly Passage[], lim
   const first = new Map<number, number>();
   for (const [i, c] of chosen.entries()) if (!first.has(c.rank)) first.set(c.rank, i);
   chosen.sort((a, b) => first.get(a.rank)! - first.get(b.rank)! || a.order - b.order);
-  return pieces(chosen, read, howto ? best : null, limits.maxChars);
+  const relevance = (text: string) => {
+    const terms = new Set(analyze(text, best.language).terms);
+    return contentTerms(question, best.language).filter((t) => terms.has(t)).length;
+  };
+  return pieces(chosen, read, howto ? best : null, limits.maxChars, relevance);
 }
 
 /** The quotable units of a passage's blocks, with the headings above them. */
@@ -354,11 +357,13 @@ function score(question: string, asked: string, units: Unit[]): void {
 /**
  * The chosen units as pieces: consecutive units of one block become one piece; a sentence
  * ending in a colon brings the block it introduces (or loses the colon when that block is
- * too long); for how-to questions, a code block right after the best unit's paragraph comes
+ * too long or another block came already: one per answer); for how-to questions, a code block right after the best unit's paragraph comes
  * along, and a best unit that is a step of a numbered list brings its whole list.
  */
-function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Unit | null, maxChars: number): Piece[] {
+function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Unit | null, maxChars: number, relevance: (text: string) => number): Piece[] {
   const out: Piece[] = [];
+  // One block per answer: a second would bury the first.
+  let brought = false;
   const blocksOf = (ref: number) => read.find((r) => r.ref === ref)!.blocks;
   const attached = new Set<string>();
   for (let i = 0; i < chosen.length; ) {
@@ -373,6 +378,7 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     if (block.kind === 'list' && group.includes(howtoAnchor!) && block.ordered && fits(block)) {
       out.push({ kind: 'items', ref: u.ref, items: block.items.map((it) => capitalise(it.text)), ordered: true, cited: true });
       attached.add(`${u.ref}:${u.block}`);
+      brought = true;
       continue;
     }
     if (u.kind !== 'sentence') {
@@ -382,15 +388,17 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
       continue;
     }
     const sentences = group.map((g) => (g.text.length > maxChars ? truncate(g.text, maxChars) : g.text));
+    sentences[0] = capitalise(sentences[0]!); // a list item's sentence may start in lower case
     const last = sentences[sentences.length - 1]!;
     const lastOfBlock = block.kind === 'prose' && block.sentences[block.sentences.length - 1] === group[group.length - 1]!.text;
     const next = lastOfBlock ? blocks[u.block + 1] : undefined;
     const introduces = /:$/.test(last);
     const wanted = next && (introduces || (group.includes(howtoAnchor!) && next.kind === 'code')) && next.kind !== 'heading' && next.kind !== 'prose';
-    if (wanted && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
+    if (wanted && !brought && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
       out.push({ kind: 'sentences', ref: u.ref, sentences });
-      out.push(blockPiece(u.ref, next));
+      out.push(blockPiece(u.ref, next, relevance));
       attached.add(`${u.ref}:${u.block + 1}`);
+      brought = true;
       continue;
     }
     if (introduces) sentences[sentences.length - 1] = last.replace(/\s*:$/, '.');
@@ -406,23 +414,27 @@ function fits(block: Block): boolean {
   return false;
 }
 
-function blockPiece(ref: number, block: Block): Piece {
-  if (block.kind === 'code') return { kind: 'code', ref, lang: block.lang, text: codeExcerpt(block.text)! };
+function blockPiece(ref: number, block: Block, relevance: (text: string) => number): Piece {
+  if (block.kind === 'code') return { kind: 'code', ref, lang: block.lang, text: codeExcerpt(block.text, relevance)! };
   if (block.kind === 'list') return { kind: 'items', ref, items: block.items.map((it) => capitalise(it.text)), ordered: block.ordered, cited: false };
   if (block.kind === 'table') return { kind: 'items', ref, items: block.rows.map((r) => rowStatement(block.header, r)).filter(Boolean), ordered: false, cited: false };
   throw new Error(`not an attachable block: ${block.kind}`);
 }
 
 /**
- * A code block as an answer quotes it: whole when it is short enough, else its first part
- * up to a blank line (a long example usually starts with the command the sentence before it
- * introduces); null when even that is too long.
+ * A code block as an answer quotes it: whole when it is short enough, else one of its parts
+ * between blank lines — the one that best matches the question by `relevance`, else the
+ * first (a long example usually starts with the command the sentence before it introduces);
+ * null when no part is short enough.
  */
-function codeExcerpt(code: string): string | null {
+function codeExcerpt(code: string, relevance?: (part: string) => number): string | null {
   const short = (text: string) => text.split('\n').length <= MAX_CODE_LINES && text.length <= MAX_CODE_CHARS;
   if (short(code)) return code;
-  const first = code.split(/\n[ \t]*\n/)[0]!;
-  return short(first) ? first : null;
+  const parts = code.split(/\n[ \t]*\n/).filter(short);
+  if (parts.length === 0) return null;
+  if (!relevance) return parts[0]!;
+  // The part that best matches the question (the first on ties).
+  return parts.reduce((best, part) => (relevance(part) > relevance(best) ? part : best));
 }
 
 /** A row or item quoted as a sentence: cut when too long, closed with a full stop. */

@@ -5,7 +5,8 @@
  *
  * ICU's sentence segmentation (Intl.Segmenter) handles . ! ? and their CJK, Devanagari and
  * Arabic forms (。！？ । ؟). Around it:
- * - Blank lines end a sentence; inline code (`./.lore`) is never broken.
+ * - Blank lines end a sentence; inline code (`./.lore`) is never broken; a "?" or "!" followed
+ *   by a lower-case word does not end one.
  * - ICU breaks after abbreviations and initials it does not know ("Dr. ", "J. R. R. ",
  *   "z. B.", German "am 3. Oktober"): such pieces are glued back to the next one.
  * - Thai, Lao and Khmer have no sentence punctuation; spaces separate clauses (and also
@@ -71,6 +72,11 @@ function icuSentences(block: string, language: string): string[] {
   const masked = block.replace(CODE_SPAN, (span) => '`' + 'x'.repeat(span.length - 2) + '`');
   for (const { segment: piece, index } of segmenter.segment(masked)) {
     const segment = block.slice(index, index + piece.length);
+    // A sentence does not start in lower case: ICU broke after a question or exclamation
+    // inside the sentence ('a definition ("What is X?") is answered by …').
+    if (pending === '' && out.length > 0 && /^\s*\p{Ll}/u.test(segment) && /[?!]["')\]”’]*\s*$/u.test(out[out.length - 1]!)) {
+      pending = out.pop()!;
+    }
     pending += segment;
     if (ABBREVIATION.test(pending) || (ORDINAL_DOT_LANGUAGES.has(language) && ORDINAL_END.test(pending))) continue;
     out.push(pending);
