@@ -423,17 +423,18 @@ function blockPiece(ref: number, block: Block, relevance: (text: string) => numb
 
 /**
  * A code block as an answer quotes it: whole when it is short enough, else one of its parts
- * between blank lines — the one that best matches the question by `relevance`, else the
- * first (a long example usually starts with the command the sentence before it introduces);
- * null when no part is short enough.
+ * between blank lines (a long example usually starts with the command the sentence before it
+ * introduces); null when no part is short enough.
  */
 function codeExcerpt(code: string, relevance?: (part: string) => number): string | null {
   const short = (text: string) => text.split('\n').length <= MAX_CODE_LINES && text.length <= MAX_CODE_CHARS;
   if (short(code)) return code;
   const parts = code.split(/\n[ \t]*\n/).filter(short);
   if (parts.length === 0) return null;
-  if (!relevance) return parts[0]!;
-  // The part that best matches the question (the first on ties).
+  // The first part, which the sentence before the block introduces; another only when the
+  // first matches none of the question's words (preferring the best match there took the
+  // page upsert's '# Create or replace …' for "how do I create an API key").
+  if (!relevance || relevance(parts[0]!) > 0) return parts[0]!;
   return parts.reduce((best, part) => (relevance(part) > relevance(best) ? part : best));
 }
 
