@@ -159,7 +159,7 @@ export function createAnswerService(deps: {
   return {
     async summarise(scope, integrationId, params, signal) {
       const integration = await integrations.getActive(scope, integrationId);
-      const passages = await search.retrieve(scope, integration, { query: params.query, threshold: params.threshold, limit: PASSAGES });
+      const passages = await search.retrieve(scope, integration, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
       const messageId = randomUUID();
       if (passages.length === 0) {
         return { relevant: false, passages, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}) };
@@ -187,7 +187,7 @@ export function createAnswerService(deps: {
       }
       // A follow-up ("and how much is it?") is searched together with the last question.
       const context = [...history].reverse().find((m) => m.role === 'user')?.content;
-      const passages = await search.retrieve(scope, integration, { query: params.message, context, threshold: 0.4, limit: PASSAGES });
+      const passages = await search.retrieve(scope, integration, { query: retrievalQuery(params.message), context, threshold: 0.4, limit: PASSAGES });
       const reservation = passages.length > 0 ? await credits.reserveCredit(scope) : undefined;
       if (reservation === null) {
         throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });
@@ -236,6 +236,19 @@ export function createAnswerService(deps: {
       };
     },
   };
+}
+
+/**
+ * English how-to and "can I" scaffolding ("How do I", "how can we", "Can I") says what kind of
+ * answer is wanted, not what it is about; searched with it, a question's similarity drops
+ * below the threshold ("How do I turn off the demo?": 0.34 to the section that answers it,
+ * "turn off the demo": 0.53). Retrieval for answers searches without it; the provider still
+ * gets the whole question.
+ */
+const SCAFFOLDING = /^\s*(?:how\s+(?:do|can|could|should|would|might)\s+(?:i|we|you|one)|how\s+to|(?:can|could|may)\s+(?:i|we|you))\s+(?=\S)/i;
+
+export function retrievalQuery(question: string): string {
+  return question.replace(SCAFFOLDING, '');
 }
 
 function promptPassages(passages: readonly Passage[]) {
