@@ -11,7 +11,7 @@
  * "how many", "wie viele", "多少", "กี่" never count; the code block a sentence introduces
  * counts for it at CODE_CREDIT)
  *   + NEIGHBOUR_SHARE × the better coverage of the sentences just before and after it (for
- *     sentences; rows and items stand alone)
+ *     sentences, and not for how-to questions: rows, items and instructions stand alone)
  *   + HEADING_SHARE × the coverage of the headings it stands under (the passage title too)
  *   + a bonus for its passage's retrieval rank (earlier passages were found more relevant)
  *   + a bonus when the question asks for a number, a date or a limit and the unit has digits
@@ -65,7 +65,7 @@ const CODE_CREDIT = 0.6;
 const NUMERIC_BONUS = 0.08;
 /**
  * For how-to questions, units that instruct: a sentence introducing a code block, one quoting
- * a command or snippet inline, a step of a numbered list. A sentence that merely names all
+ * a command or snippet inline, a step of a numbered list, a table row naming a setting. A sentence that merely names all
  * the question's words ("… a browser SDK that embeds search and chat widgets in any site")
  * describes; the one with the script tag answers.
  */
@@ -144,7 +144,7 @@ interface Unit {
   kind: 'sentence' | 'item' | 'row';
   text: string;
   language: string;
-  /** Introduces a code block, quotes a snippet, or is a step of a numbered list. */
+  /** Introduces a code block, quotes a snippet, is a step of a numbered list or a row naming a setting. */
   instructs: boolean;
   /** Opens "X is …" for a question "What is X?". */
   defines: boolean;
@@ -277,7 +277,8 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
       case 'table':
         for (const row of block.rows) {
           const statement = rowStatement(block.header, row);
-          if (statement) out.push(unit(b, 'row', statement, true));
+          // A row naming a setting (`DATABASE_URL`) tells how to do what its other cells say.
+          if (statement) out.push(unit(b, 'row', statement, true, undefined, /^\s*`[^`]+`/.test(row[0] ?? '')));
         }
         break;
       case 'code':
@@ -337,11 +338,12 @@ function score(question: string, asked: string, units: Unit[]): void {
   const subject = DEFINITION_QUESTION.exec(asked)?.[1]?.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const definition = subject ? new RegExp(`^(?:an?\\s+|the\\s+)?${subject}\\s+(?:is|are|was|were)\\b`, 'i') : null;
   const howto = HOWTO_QUESTION.test(asked);
-  // Sentences take context from their neighbours; rows and items are facts of their own.
+  // Sentences take context from their neighbours; rows and items are facts of their own, and
+  // so is an instruction: a how-to is answered by what the unit itself says to do.
   const neighbour = (u: Unit, v: Unit | undefined) => (v?.rank === u.rank && v.kind === 'sentence' ? v.coverage : 0);
   for (const [i, u] of units.entries()) {
     u.defines = definition?.test(u.text) ?? false;
-    const context = u.kind === 'sentence' ? Math.max(neighbour(u, units[i - 1]), neighbour(u, units[i + 1])) : 0;
+    const context = u.kind === 'sentence' && !howto ? Math.max(neighbour(u, units[i - 1]), neighbour(u, units[i + 1])) : 0;
     u.score =
       u.coverage +
       NEIGHBOUR_SHARE * context +
