@@ -357,10 +357,11 @@ function score(question: string, asked: string, units: Unit[]): void {
 }
 
 /**
- * The chosen units as pieces: consecutive units of one block become one piece; a sentence
- * ending in a colon brings the block it introduces (or loses the colon when that block is
- * too long or another block came already: one per answer); for how-to questions, a code block right after the best unit's paragraph comes
- * along, and a best unit that is a step of a numbered list brings its whole list.
+ * The chosen units as pieces: consecutive units of one block become one piece. A sentence
+ * ending in a colon brings the block it introduces; for a how-to question, so does a
+ * matching sentence a code block follows (the best unit's first); one block per answer, so
+ * a later colon is dropped instead, as is the colon of a block too long to bring. A best
+ * unit that is a step of a numbered list brings its whole list.
  */
 function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Unit | null, maxChars: number, relevance: (text: string) => number): Piece[] {
   const out: Piece[] = [];
@@ -368,6 +369,13 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
   let brought = false;
   const blocksOf = (ref: number) => read.find((r) => r.ref === ref)!.blocks;
   const attached = new Set<string>();
+  const introducesCode = (u: Unit) => {
+    const blocks = blocksOf(u.ref);
+    const block = blocks[u.block]!;
+    return u.kind === 'sentence' && block.kind === 'prose' && block.sentences[block.sentences.length - 1] === u.text && blocks[u.block + 1]?.kind === 'code' && fits(blocks[u.block + 1]!);
+  };
+  // A how-to's best unit brings its code block before any other sentence may.
+  const anchorBrings = howtoAnchor !== null && introducesCode(howtoAnchor);
   for (let i = 0; i < chosen.length; ) {
     const u = chosen[i]!;
     let j = i + 1;
@@ -395,7 +403,7 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     const lastOfBlock = block.kind === 'prose' && block.sentences[block.sentences.length - 1] === group[group.length - 1]!.text;
     const next = lastOfBlock ? blocks[u.block + 1] : undefined;
     const introduces = /:$/.test(last);
-    const wanted = next && (introduces || (group.includes(howtoAnchor!) && next.kind === 'code')) && next.kind !== 'heading' && next.kind !== 'prose';
+    const wanted = next && (introduces || (howtoAnchor !== null && next.kind === 'code' && (anchorBrings ? group.includes(howtoAnchor) : group[group.length - 1]!.coverage >= HOWTO_MIN_COVERAGE))) && next.kind !== 'heading' && next.kind !== 'prose';
     if (wanted && !brought && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
       out.push({ kind: 'sentences', ref: u.ref, sentences });
       out.push(blockPiece(u.ref, next, relevance));
