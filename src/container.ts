@@ -18,7 +18,7 @@ import { loreDocNames, readLoreDoc } from './loreDocs.js';
 import { createLocalEmbedder } from './providers/embeddings/local.js';
 import { createOpenAIEmbedder } from './providers/embeddings/openai.js';
 import { createAnthropicProvider } from './providers/llm/anthropic.js';
-import { createExtractiveProvider } from './providers/llm/extractive.js';
+import { createExtractiveProvider, embeddingSimilarity } from './providers/llm/extractive.js';
 import { createLlamaProvider } from './providers/llm/llama.js';
 import { createOpenAIChatProvider } from './providers/llm/openai.js';
 import { createApiKeyRepository } from './storage/apiKeys.js';
@@ -95,7 +95,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     answers: createAnswerService({
       integrations,
       search,
-      provider: options.answerProvider ?? (await createAnswerProvider(config.answers)),
+      provider: options.answerProvider ?? (await createAnswerProvider(config.answers, config.embeddings.kind === 'local' ? embedder : undefined)),
       credits: usage,
       conversations,
       log: (error) => process.emitWarning(`Answer bookkeeping failed: ${String(error)}`),
@@ -130,13 +130,15 @@ export async function createContainer(config: Config, options: ContainerOptions)
  * The configured answer provider: the embedded extractive default, an HTTP model, or a local
  * GGUF model (loaded before this resolves).
  */
-export function createAnswerProvider(config: AnswersConfig): Promise<AnswerProvider> | AnswerProvider {
+export function createAnswerProvider(config: AnswersConfig, localEmbedder?: Embedder): Promise<AnswerProvider> | AnswerProvider {
   if (config.kind === 'openai') return createOpenAIChatProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey, model: config.model, timeoutMs: config.timeoutMs });
   if (config.kind === 'anthropic') {
     return createAnthropicProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey ?? '', model: config.model, timeoutMs: config.timeoutMs });
   }
   if (config.kind === 'llama') return loadLlamaProvider(config);
-  return createExtractiveProvider();
+  // The local model re-scores the writer's best candidates by meaning; a remote one would put
+  // a paid network call in every answer.
+  return createExtractiveProvider({ similarity: localEmbedder ? embeddingSimilarity(localEmbedder) : undefined });
 }
 
 // Loaded at start, like the local embedder: /healthz waits for the model, and a model that

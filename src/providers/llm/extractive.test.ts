@@ -164,6 +164,27 @@ describe('extractive answer provider', () => {
   });
 });
 
+  it('re-scores its best English candidates by meaning when given a similarity, and leaves other languages to the words', async () => {
+    const question = 'Which database should a big site use?';
+    const given = passages('A database stores the entries. PostgreSQL with pgvector scales to millions of chunks.');
+    const asked: string[][] = [];
+    // A stand-in for the model: close in meaning only to the sentence about scaling.
+    const similarity = async (q: string, texts: readonly string[]) => {
+      asked.push([q, ...texts]);
+      return texts.map((t) => (t.includes('scales') ? 1 : 0));
+    };
+    const lexical = await answer(question, given, { maxSentences: 1 });
+    assert.match(lexical, /^A database stores/);
+    const semantic = await answer(question, given, { maxSentences: 1, similarity });
+    assert.match(semantic, /^PostgreSQL with pgvector scales/);
+    assert.equal(asked[0]![0], question);
+    assert.equal(asked[0]!.length, 3);
+
+    asked.length = 0;
+    await answer(XQUAD.de.question, passages(XQUAD.de.gold, XQUAD.de.other), { similarity });
+    assert.equal(asked.length, 0);
+  });
+
 describe('extractive answer streaming', () => {
   it('streams several deltas, never splitting a citation, then one end with integer usage', async () => {
     const chunks = await chunksOf(XQUAD.en.question, passages(XQUAD.en.other, XQUAD.en.gold));

@@ -6,15 +6,17 @@
  * The selection itself lives in ./extractiveSelect.ts; this file formats and streams.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { AnswerChunk, AnswerProvider, AnswerRequest } from '../../domain/ports.js';
+import type { AnswerChunk, AnswerProvider, AnswerRequest, Embedder } from '../../domain/ports.js';
 import { estimateTokens } from '../../domain/text/tokenEstimate.js';
-import { selectAnswer, type Piece } from './extractiveSelect.js';
+import { selectAnswer, type Piece, type Similarity } from './extractiveSelect.js';
 
 export interface ExtractiveProviderOptions {
   /** Most sentences (items, rows) quoted in an answer, besides a block a sentence introduces; default 3. */
   maxSentences?: number;
   /** About how long an answer may be, in characters (citations included); default 600. */
   maxChars?: number;
+  /** Meaning-based re-scoring of the best candidate units (from the local embedding model); lexical only without. */
+  similarity?: Similarity;
 }
 
 /** Word-like pieces per streamed delta: small enough that a UI sees the text flow. */
@@ -37,7 +39,7 @@ const WIDE_START = /^[\p{Ps}\p{Pi}"']*[\p{Script=Han}\p{Script=Hiragana}\p{Scrip
  * between deltas when `signal` aborts, rejecting with its reason.
  */
 export function createExtractiveProvider(options: ExtractiveProviderOptions = {}): AnswerProvider {
-  const limits = { maxSentences: options.maxSentences ?? 3, maxChars: options.maxChars ?? 600 };
+  const limits = { maxSentences: options.maxSentences ?? 3, maxChars: options.maxChars ?? 600, similarity: options.similarity };
   return {
     provider: 'lore',
     model: 'extractive-1',
@@ -45,13 +47,37 @@ export function createExtractiveProvider(options: ExtractiveProviderOptions = {}
   };
 }
 
+/**
+ * Similarity by an embedding model: the cosine of the question's and each text's vectors
+ * (the local model's vectors are normalised; others are normalised here).
+ */
+export function embeddingSimilarity(embedder: Embedder): Similarity {
+  return async (question, texts) => {
+    const [q, ...vectors] = await embedder.embed([question, ...texts]);
+    return vectors.map((v) => cosine(q!, v));
+  };
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
 async function* streamAnswer(
   request: AnswerRequest,
-  limits: { maxSentences: number; maxChars: number },
+  limits: { maxSentences: number; maxChars: number; similarity: Similarity | undefined },
   signal: AbortSignal,
 ): AsyncGenerator<AnswerChunk> {
   signal.throwIfAborted();
-  const answer = compose(selectAnswer(request.question, request.passages, limits));
+  const answer = compose(await selectAnswer(request.question, request.passages, limits, limits.similarity));
+  signal.throwIfAborted();
   let first = true;
   for (const delta of deltas(answer)) {
     // Yield to the event loop between deltas, so each one is written out and a client

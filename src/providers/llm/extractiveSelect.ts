@@ -45,6 +45,12 @@ export interface Passage {
   source?: string;
 }
 
+/**
+ * How close in meaning `question` is to each of `texts` (cosine of sentence embeddings), in
+ * order. The extractive provider gets one from the local embedding model.
+ */
+export type Similarity = (question: string, texts: readonly string[]) => Promise<number[]>;
+
 /** A piece of the answer: consecutive sentences of a paragraph, items (or table rows), or a code block. */
 export type Piece =
   | { kind: 'sentences'; ref: number; sentences: string[] }
@@ -81,6 +87,15 @@ const LONG_CHARS = 300;
 const LENGTH_PENALTY = 0.15;
 /** A further unit must score at least this share of the best one (higher: shorter answers). */
 const FOLLOW_SHARE = 0.6;
+/**
+ * With a model (the bundled all-MiniLM-L6-v2, English only): the best SEMANTIC_CANDIDATES
+ * English units gain SEMANTIC_WEIGHT × their cosine to the question, embedded under their
+ * nearest heading. Docs set: gold 79.7 → 85.5 %, cited 84.1 → 87.0 %; XQuAD en 90.9 → 92.6 %
+ * (other languages lost up to 3.7 points with it: the model does not read them); it costs
+ * about 60 ms before the first delta. 12 candidates did no better; weights 0.25–10 tried.
+ */
+const SEMANTIC_CANDIDATES = 8;
+const SEMANTIC_WEIGHT = 2;
 const MAX_SOURCES = 2;
 /** Term-set Jaccard similarity at which a unit repeats one already chosen. */
 const DUPLICATE_JACCARD = 0.6;
@@ -153,6 +168,8 @@ interface Unit {
   code: Set<string>;
   /** Terms of the headings the unit stands under, and of the passage title. */
   heading: Set<string>;
+  /** The nearest heading (or the title), as text. */
+  context: string;
   quotable: boolean;
   coverage: number;
   headingCoverage: number;
@@ -175,7 +192,12 @@ const questionStops = new Map<string, Set<string>>();
  * longer: it is then cut at a word boundary with "…"), no near-duplicates, from at most two
  * passages. Empty only when no passage has any text.
  */
-export function selectAnswer(question: string, passages: readonly Passage[], limits: { maxSentences: number; maxChars: number }): Piece[] {
+export async function selectAnswer(
+  question: string,
+  passages: readonly Passage[],
+  limits: { maxSentences: number; maxChars: number },
+  similarity?: Similarity,
+): Promise<Piece[]> {
   const asked = question.split('\n')[0] ?? question;
   const howto = HOWTO_QUESTION.test(asked);
   const yesno = YESNO_QUESTION.test(asked);
@@ -189,7 +211,16 @@ export function selectAnswer(question: string, passages: readonly Passage[], lim
     units.push(...unitsOf(passage, rank, blocks, language));
   });
   score(question, asked, units);
-  const candidates = units.filter((u) => u.quotable).sort((a, b) => b.score - a.score || a.rank - b.rank || a.order - b.order);
+  const order = (a: Unit, b: Unit) => b.score - a.score || a.rank - b.rank || a.order - b.order;
+  const candidates = units.filter((u) => u.quotable).sort(order);
+  if (similarity && candidates.length > 1 && candidates.some((u) => u.language === 'en')) {
+    const shortlist = candidates.filter((u) => u.language === 'en').slice(0, SEMANTIC_CANDIDATES);
+    const sims = await similarity(asked, shortlist.map(semanticText));
+    shortlist.forEach((u, i) => {
+      u.score += SEMANTIC_WEIGHT * (sims[i] ?? 0);
+    });
+    candidates.sort(order);
+  }
   const best = candidates[0];
   if (!best) return [];
 
@@ -226,6 +257,11 @@ export function selectAnswer(question: string, passages: readonly Passage[], lim
   return pieces(chosen, read, howto ? best : null, limits.maxChars, relevance);
 }
 
+/** A unit as the embedding model reads it: under its nearest heading. */
+function semanticText(u: Unit): string {
+  return u.context ? `${u.context}: ${u.text}` : u.text;
+}
+
 /** The quotable units of a passage's blocks, with the headings above them. */
 function unitsOf(passage: Passage, rank: number, blocks: Block[], language: string): Unit[] {
   const out: Unit[] = [];
@@ -245,6 +281,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     terms: terms(text),
     code,
     heading: terms([passage.title ?? '', ...headings.map((h) => h.text)].join(' \n ')),
+    context: headings[headings.length - 1]?.text ?? passage.title ?? '',
     quotable,
     coverage: 0,
     headingCoverage: 0,
