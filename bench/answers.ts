@@ -20,6 +20,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { retrievalQuery } from '../src/domain/answers/service.js';
 import { loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { percentile, startLore } from './harness.js';
 import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
@@ -118,7 +119,7 @@ for (const r of rows) {
 await lore.close();
 
 interface DocsQuestion { question: string; gold: string[]; sources: string[]; kind: string; type: string }
-interface DocsAnswer { q: DocsQuestion; text: string; urls: string[]; gold: boolean; cited: boolean; failed: Rule[] }
+interface DocsAnswer { q: DocsQuestion; text: string; urls: string[]; gold: boolean; cited: boolean; failed: Rule[]; retrieved?: number }
 
 /** The docs set: Lore's docs as the demo holds them, every question by chat and by summarise. */
 async function docsSet(): Promise<void> {
@@ -150,12 +151,17 @@ async function docsSet(): Promise<void> {
       "SELECT citations FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'",
       [reply.conversation_id],
     );
-    byRoute.chat.push(judge(q, reply.message, (stored?.citations ?? []).map((c) => c.url)));
+    const judged = judge(q, reply.message, (stored?.citations ?? []).map((c) => c.url));
+    // Where retrieval put a gold section among the passages the writer was given (as search ranks them).
+    const hits = await call('GET', `/api/v1/integrations/${integration}/search?${new URLSearchParams({ query: retrievalQuery(q.question), threshold: '0.4', per_page: '6' })}`);
+    const rank = (hits.data as { source_id: string }[]).findIndex((h) => q.sources.includes(h.source_id));
+    judged.retrieved = rank < 0 ? undefined : rank + 1;
+    byRoute.chat.push(judged);
     const summary = await call('GET', `/api/v1/integrations/${integration}/summarise?${new URLSearchParams({ query: q.question, stream: 'false' })}`);
-    const judged = judge(q, summary.summary, summary.references.map((r: { url: string }) => r.url));
+    const summarised = judge(q, summary.summary, summary.references.map((r: { url: string }) => r.url));
     // "Nothing relevant" is the service's honest no-answer, not a failure to write prose.
-    if (!summary.has_relevant_results) judged.failed = judged.failed.filter((r) => r !== 'empty');
-    byRoute.summarise.push(judged);
+    if (!summary.has_relevant_results) summarised.failed = summarised.failed.filter((r) => r !== 'empty');
+    byRoute.summarise.push(summarised);
   }
 
   const share = (list: DocsAnswer[], test: (a: DocsAnswer) => boolean) => list.filter(test).length / Math.max(1, list.length);
@@ -172,12 +178,15 @@ async function docsSet(): Promise<void> {
     const list = byRoute.chat.filter((a) => a.q.kind === kind);
     if (list.length > 0) console.log(`chat, answers in ${kind.padEnd(5)} (${String(list.length).padStart(2)}): gold ${pct(share(list, (a) => a.gold))}, cited ${pct(share(list, (a) => a.cited))}, prose ${pct(share(list, (a) => a.failed.length === 0))}`);
   }
+  const retrieved = byRoute.chat.filter((a) => a.retrieved !== undefined);
+  console.log(`\nretrieval (search, top 6): a gold section among the passages for ${pct(retrieved.length / byRoute.chat.length)} of questions, first for ${pct(retrieved.filter((a) => a.retrieved === 1).length / byRoute.chat.length)}; ` +
+    `the writer found the gold in ${pct(share(retrieved, (a) => a.gold))} of those`);
   const badness = (a: DocsAnswer) => a.failed.length * 4 + (a.gold ? 0 : 2) + (a.cited ? 0 : 1);
   const worst = [...byRoute.chat].sort((a, b) => badness(b) - badness(a)).slice(0, Number(values.worst)).filter((a) => badness(a) > 0);
   console.log(`\nthe ${worst.length} worst chat answers`);
   for (const a of worst) {
     const problems = [...a.failed, ...(a.gold ? [] : ['gold missing']), ...(a.cited ? [] : ['source not cited'])];
-    console.log(`\n### ${a.q.question}  [${problems.join(', ')}]  gold: ${a.q.gold.join(' | ')}; sources: ${a.q.sources.join(', ')}\n${a.text}\ncited: ${a.urls.map((u) => u.replace(`${base}/demo/docs/`, '')).join(', ') || 'nothing'}`);
+    console.log(`\n### ${a.q.question}  [${problems.join(', ')}]  gold: ${a.q.gold.join(' | ')}; sources: ${a.q.sources.join(', ')}; retrieved at ${a.retrieved ?? '-'}\n${a.text}\ncited: ${a.urls.map((u) => u.replace(`${base}/demo/docs/`, '')).join(', ') || 'nothing'}`);
   }
 }
 
