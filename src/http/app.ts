@@ -20,6 +20,7 @@ import type { WidgetService } from '../domain/widgets.js';
 import type { VisitorConversationService } from '../domain/visitors.js';
 import { credentialAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
+import { registerHostileInputChecks } from './hostile.js';
 import { usageQuota } from './quota.js';
 import { registerRateLimits } from './rateLimit.js';
 import { adminRoutes } from './routes/admin.js';
@@ -103,6 +104,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   });
 
   registerErrorHandling(app);
+  registerHostileInputChecks(app);
 
   await app.register(swagger, {
     openapi: {
