@@ -72,7 +72,7 @@ export interface TestServer {
  */
 export async function startServer(
   backend: Backend,
-  options: { embedder?: Embedder; config?: Partial<Config>; answerProvider?: AnswerProvider } = {},
+  options: { embedder?: Embedder; config?: Partial<Config>; answerProvider?: AnswerProvider; logger?: object } = {},
 ): Promise<TestServer> {
   const { db, drop } = await freshDb(backend);
   const config: Config = {
@@ -95,7 +95,7 @@ export async function startServer(
   };
   const embedder = options.embedder ?? (await defaultEmbedder());
   const container = await createContainer(config, { db, embedder, answerProvider: options.answerProvider, masterKeyHash: hashSecret(MASTER_KEY) });
-  const app = await buildApp(container.deps);
+  const app = await buildApp(container.deps, { logger: options.logger });
 
   const call: TestServer['call'] = async (method, url, opts = {}) => {
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };

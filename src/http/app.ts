@@ -21,6 +21,7 @@ import type { VisitorConversationService } from '../domain/visitors.js';
 import { credentialAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
 import { registerHostileInputChecks } from './hostile.js';
+import { requestSerializer } from './logRedaction.js';
 import { usageQuota } from './quota.js';
 import { registerRateLimits } from './rateLimit.js';
 import { adminRoutes } from './routes/admin.js';
@@ -78,7 +79,7 @@ declare module 'fastify' {
  */
 export async function buildApp(deps: AppDeps, options: { logger?: boolean | object } = {}): Promise<App> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: options.logger ? { ...(options.logger === true ? {} : options.logger), serializers: { req: requestSerializer as never } } : false,
     bodyLimit: deps.config.bodyLimit,
     trustProxy: deps.config.trustProxy,
     requestIdHeader: 'x-request-id',
