@@ -3,6 +3,7 @@ import { createContainer } from './container.js';
 import { buildApp } from './http/app.js';
 import { seedLoreDemo } from './loreDocs.js';
 import { resolveMasterKey } from './masterKey.js';
+import { DataDirLockedError } from './storage/dataDirLock.js';
 
 /** Reads the configuration, builds the container and serves until SIGINT/SIGTERM. */
 export async function serve(): Promise<void> {
@@ -17,7 +18,11 @@ export async function serve(): Promise<void> {
     throw error;
   }
   const masterKey = resolveMasterKey(config.masterKey, config.dataDir);
-  const container = await createContainer(config, { masterKeyHash: masterKey.hash });
+  const container = await createContainer(config, { masterKeyHash: masterKey.hash }).catch((error: unknown) => {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  });
   // Before listening, so /healthz answers only once the demo page works. The demo is not worth
   // refusing to serve for: a failure is reported and `/` then leads to the API reference.
   const demo = config.demo

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { lockDataDir } from './dataDirLock.js';
 import { HNSW_SETTINGS, type Db, type Queryable } from './db.js';
 
 /**
@@ -10,7 +11,15 @@ import { HNSW_SETTINGS, type Db, type Queryable } from './db.js';
  */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const pg = await PGlite.create(dataDir, { extensions: { vector } });
+  // One process per folder (./dataDirLock.ts); released when the database is closed.
+  const unlock = dataDir ? lockDataDir(dataDir) : () => {};
+  let pg: PGlite;
+  try {
+    pg = await PGlite.create(dataDir, { extensions: { vector } });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   await pg.exec('CREATE EXTENSION IF NOT EXISTS vector');
   for (const [name, value] of Object.entries(HNSW_SETTINGS)) await pg.query('SELECT set_config($1, $2, false)', [name, value]);
 
@@ -28,6 +37,12 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     exec: async (sql) => {
       await pg.exec(sql);
     },
-    close: () => pg.close(),
+    close: async () => {
+      try {
+        await pg.close();
+      } finally {
+        unlock();
+      }
+    },
   };
 }
