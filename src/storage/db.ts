@@ -7,7 +7,11 @@ export interface Queryable {
 }
 
 export interface Db extends Queryable {
-  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. On
+   * PostgreSQL a transaction aborted by a deadlock or a serialization failure runs again (at
+   * most 4 times), so `fn` must do nothing outside the database that cannot be repeated.
+   */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs a multi-statement script (migrations). */
   exec(sql: string): Promise<void>;

@@ -1,8 +1,14 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { HNSW_SETTINGS, type Db, type Queryable } from './db.js';
 
 // Keep int8 and numeric as JS numbers where they fit: counts and ids here stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+/** deadlock_detected, serialization_failure. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const TRANSACTION_ATTEMPTS = 4;
+const RETRY_DELAY_MS = 20;
 
 /** Connects a pool to a PostgreSQL server that has the `vector` extension available. */
 export async function openPostgres(url: string, max = 10): Promise<Db> {
@@ -23,17 +29,22 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
     backend: 'postgres',
     ...wrap(pool),
     async transaction(fn) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await fn(wrap(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        client.release();
+      for (let attempt = 1; ; attempt++) {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const result = await fn(wrap(client));
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {});
+          // PostgreSQL aborted the transaction to let another one through: nothing of it was
+          // written, so it runs again (a little later, by a random amount, so the two part).
+          if (!RETRYABLE.has((error as { code?: string }).code ?? '') || attempt >= TRANSACTION_ATTEMPTS) throw error;
+        } finally {
+          client.release();
+        }
+        await sleep(RETRY_DELAY_MS * attempt * (0.5 + Math.random()));
       }
     },
     async exec(sql) {
