@@ -9,7 +9,8 @@
  *   two dashes with only space between (`— —`: empty cells).
  * - `mid-token-start`: outside code, the answer, a line, a list item or the text after a
  *   citation (`[n] X`) starts with a lower-case letter or with punctuation other than an
- *   opening quote or bracket, a backtick, `*`, `_` or `~` (`/.lore` and `and XQuAD` fail).
+ *   opening quote or bracket, a backtick, `*`, `_` or `~` (`/.lore` and `and XQuAD` fail), or
+ *   with an emphasis marker that closes (`** The union`).
  * - `dangling-colon`: outside code, a line ends with a colon (citations after or before it
  *   ignored) and the next non-blank line starts no code fence, list item or table.
  * - `heading-as-sentence`: a sentence of the answer (split at citations and sentence ends,
@@ -28,6 +29,8 @@ const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d{1,3}[.)])\s+/;
 const BAD_START = /^[\p{Ll}\p{P}]/u;
 const GOOD_PUNCTUATION_START = /^[`*_~"'“‘«([{]/u;
+/** Emphasis that closes instead of opening ("** The union …": the end of a bold lead-in). */
+const CLOSING_MARKER_START = /^[*_~]+(?:\s|$)/u;
 
 /** Normalises a heading or sentence for comparison: no Markdown, punctuation or case. */
 export function normalise(text: string): string {
@@ -79,7 +82,7 @@ export function proseFailures(answer: string, headings: ReadonlySet<string>): Ru
     if (/^\s*\|/.test(text) || /\s\|\s/.test(plain) || /[—–-]\s+[—–-](?:\s|$)/.test(plain.replace(/^\s*[-*+]\s+/, ''))) failed.add('table-fragment');
     // Starts: the line (after a list marker), and each text after a citation.
     const starts = [plain.replace(LIST_ITEM, '').trimStart(), ...[...plain.matchAll(/\]\s+(\S.*)/g)].map((m) => m[1]!)];
-    for (const start of starts) if (BAD_START.test(start) && !GOOD_PUNCTUATION_START.test(start)) failed.add('mid-token-start');
+    for (const start of starts) if ((BAD_START.test(start) && !GOOD_PUNCTUATION_START.test(start)) || CLOSING_MARKER_START.test(start)) failed.add('mid-token-start');
     if (/:\s*$/.test(text.replace(CITATION, '').trimEnd())) {
       const next = lines.slice(index + 1).find((l) => l.trim() !== '');
       if (!next || !(FENCE.test(next) || LIST_ITEM.test(next) || TABLE_LINE.test(next))) failed.add('dangling-colon');

@@ -22,6 +22,8 @@ describe('prose rules of the answers bench', () => {
     assert.deepEqual(check('| `PORT` | `3000` | where to listen |'), ['table-fragment']);
     assert.deepEqual(check('/.lore` — PGlite database [1]'), ['mid-token-start']);
     assert.deepEqual(check('Lore measures answers [1] and XQuAD in 12 languages [2].'), ['mid-token-start']);
+    assert.deepEqual(check('** The union of the candidates is scored [1].'), ['mid-token-start']);
+    assert.deepEqual(check('**Exact scores.** The union is scored [1].'), []);
     assert.deepEqual(check('Export it, and use its API token: [2]'), ['dangling-colon']);
     assert.deepEqual(check('Export it, and use its API token [2]:'), ['dangling-colon']);
     assert.deepEqual(check('Pages API: pushing pages from a server with an API key [1] Create a key with the API token [1].'), ['heading-as-sentence']);

@@ -277,6 +277,15 @@ describe('sentence splitting for extractive answers', () => {
   it('never breaks inside inline code', () => {
     assert.deepEqual(splitSentences('Data lives in `./.lore` by default. Run `npm start`. Done.'), ['Data lives in `./.lore` by default.', 'Run `npm start`.', 'Done.']);
   });
+
+  it('keeps the closing emphasis of a bold lead-in with its sentence (regression: docs/SEARCH.md)', () => {
+    assert.deepEqual(splitSentences('**Exact scores for the candidates.** The union is scored exactly. *Note.* Done.'), [
+      '**Exact scores for the candidates.**',
+      'The union is scored exactly.',
+      '*Note.*',
+      'Done.',
+    ]);
+  });
 });
 
 describe('extractive answers on Markdown documentation', () => {

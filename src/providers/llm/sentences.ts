@@ -24,6 +24,8 @@ const MIN_RUN_CHARS = 6;
 
 const CITATION_MARKER = /\s*\[\d{1,4}\]/g;
 const CODE_SPAN = /`[^`\n]+`/g;
+/** Emphasis closed right after a sentence's end ("**Label.** Text"). */
+const CLOSING_EMPHASIS = /^(\*{1,3}|_{1,3})(?=\s|$)/;
 const INVISIBLE = /[\uFEFF\u200B\u00AD]/g;
 const SPACE_NO_PUNCTUATION_SCRIPT = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}]/u;
 const SCRIPT_END = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}]$/u;
@@ -71,7 +73,15 @@ function icuSentences(block: string, language: string): string[] {
   // spans are letters, and the pieces are cut from the original at the same places.
   const masked = block.replace(CODE_SPAN, (span) => '`' + 'x'.repeat(span.length - 2) + '`');
   for (const { segment: piece, index } of segmenter.segment(masked)) {
-    const segment = block.slice(index, index + piece.length);
+    let segment = block.slice(index, index + piece.length);
+    // ICU breaks after the full stop inside "**Exact scores.** The union …": the closing
+    // marker belongs to the sentence before.
+    const closing = pending === '' && out.length > 0 ? CLOSING_EMPHASIS.exec(segment) : null;
+    if (closing) {
+      out[out.length - 1] = out[out.length - 1]!.trimEnd() + closing[1]!;
+      segment = segment.slice(closing[1]!.length);
+      if (segment.trim() === '') continue;
+    }
     // A sentence does not start in lower case: ICU broke after a question or exclamation
     // inside the sentence ('a definition ("What is X?") is answered by …').
     if (pending === '' && out.length > 0 && /^\s*\p{Ll}/u.test(segment) && /[?!]["')\]”’]*\s*$/u.test(out[out.length - 1]!)) {
