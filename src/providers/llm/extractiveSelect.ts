@@ -96,6 +96,12 @@ const FOLLOW_SHARE = 0.6;
  */
 const SEMANTIC_CANDIDATES = 8;
 const SEMANTIC_WEIGHT = 2;
+/**
+ * A sentence that introduces a code block is read with the block's first characters: what it
+ * brings is part of what it says (docs set: gold 85.5 → 87.0–88.4 %, cited 88.4 → 88.4–89.9 %
+ * for 100–800 characters).
+ */
+const SEMANTIC_CODE_CHARS = 400;
 const MAX_SOURCES = 2;
 /** Term-set Jaccard similarity at which a unit repeats one already chosen. */
 const DUPLICATE_JACCARD = 0.6;
@@ -170,6 +176,8 @@ interface Unit {
   heading: Set<string>;
   /** The nearest heading (or the title), as text. */
   context: string;
+  /** The start of the code block the unit introduces, if any. */
+  codeStart: string;
   quotable: boolean;
   coverage: number;
   headingCoverage: number;
@@ -259,7 +267,8 @@ export async function selectAnswer(
 
 /** A unit as the embedding model reads it: under its nearest heading. */
 function semanticText(u: Unit): string {
-  return u.context ? `${u.context}: ${u.text}` : u.text;
+  const text = u.codeStart ? `${u.text}\n${u.codeStart}` : u.text;
+  return u.context ? `${u.context}: ${text}` : text;
 }
 
 /** The quotable units of a passage's blocks, with the headings above them. */
@@ -267,7 +276,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
   const out: Unit[] = [];
   const terms = (text: string) => new Set(analyze(text, language).terms);
   const headings: { depth: number; text: string }[] = [];
-  const unit = (block: number, kind: Unit['kind'], text: string, quotable: boolean, code = new Set<string>(), step = false, item = -1): Unit => ({
+  const unit = (block: number, kind: Unit['kind'], text: string, quotable: boolean, code = new Set<string>(), step = false, item = -1, codeStart = ''): Unit => ({
     ref: passage.ref,
     rank,
     order: out.length,
@@ -282,6 +291,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     code,
     heading: terms([passage.title ?? '', ...headings.map((h) => h.text)].join(' \n ')),
     context: headings[headings.length - 1]?.text ?? passage.title ?? '',
+    codeStart,
     quotable,
     coverage: 0,
     headingCoverage: 0,
@@ -299,7 +309,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         const code = next?.kind === 'code' ? terms(next.text) : new Set<string>();
         block.sentences.forEach((s, i) => {
           const last = i === block.sentences.length - 1;
-          out.push(unit(b, 'sentence', s, !(i === 0 && block.fragment), last ? code : undefined));
+          out.push(unit(b, 'sentence', s, !(i === 0 && block.fragment), last ? code : undefined, false, -1, last && next?.kind === 'code' ? next.text.slice(0, SEMANTIC_CODE_CHARS) : ''));
         });
         break;
       }
