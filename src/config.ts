@@ -30,6 +30,8 @@ export interface Config {
   readonly conversationTtlDays: number;
   /** Seed the demo organisation from Lore's docs at start and serve the demo page at `/`. */
   readonly demo: boolean;
+  /** A token that may read `GET /metrics` besides the master key (a scraper need not hold the admin key). */
+  readonly metricsToken: string | undefined;
 }
 
 export type AnswersConfig =
@@ -126,6 +128,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('LORE_MASTER_KEY must be at least 24 characters long');
   }
 
+  const metricsToken = env.LORE_METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 24) {
+    problems.push('LORE_METRICS_TOKEN must be at least 24 characters long');
+  }
+
   const logLevel = env.LORE_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LORE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -185,7 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, bodyLimit,
     rateLimits: Object.freeze(rateLimits), redisUrl, trustProxy: trustProxy ?? false, answers: Object.freeze(answers),
-    conversationTtlDays, demo: demo ?? true,
+    conversationTtlDays, demo: demo ?? true, metricsToken,
   });
 }
 

@@ -10,6 +10,7 @@ import { createSearchService } from './domain/search.js';
 import { createOrganisationService } from './domain/organisations.js';
 import { createPagesService } from './domain/pages.js';
 import { createUsageService } from './domain/usage.js';
+import { createMetrics } from './metrics.js';
 import { createWidgetService } from './domain/widgets.js';
 import { createVisitorConversationService } from './domain/visitors.js';
 import type { AnswerProvider, Embedder } from './domain/ports.js';
@@ -55,6 +56,22 @@ export interface ContainerOptions {
   masterKeyHash: Uint8Array;
 }
 
+/** How long /readyz waits for the database and the model. */
+const READINESS_TIMEOUT_MS = 2000;
+
+/** Whether `work` settles successfully within `ms`. */
+async function withTimeout(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How often conversations past their TTL are deleted. */
 const EXPIRY_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -62,7 +79,8 @@ const EXPIRY_INTERVAL_MS = 60 * 60 * 1000;
 export async function createContainer(config: Config, options: ContainerOptions): Promise<Container> {
   const db = options.db ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir));
   await migrate(db);
-  const embedder = options.embedder ?? (await createEmbedder(config));
+  const metrics = createMetrics({ db });
+  const embedder = metrics.instrument(options.embedder ?? (await createEmbedder(config)));
   await ensureVectorIndex(db, embedder.dimensions);
 
   const organisationRepository = createOrganisationRepository(db);
@@ -108,6 +126,13 @@ export async function createContainer(config: Config, options: ContainerOptions)
     demo,
     loreDocs: { names: loreDocNames, read: readLoreDoc },
     ready: () => true,
+    metrics,
+    readiness: async () => ({
+      database: await withTimeout(db.query('SELECT 1'), READINESS_TIMEOUT_MS),
+      // The local model is checked by using it (a few ms); a remote provider is not called:
+      // a paid request per health probe, and its outages are answered with 503s anyway.
+      embedder: config.embeddings.kind === 'local' && !options.embedder ? await withTimeout(embedder.embed(['ready']), READINESS_TIMEOUT_MS) : true,
+    }),
   };
   // Expiry of conversations not kept (SPEC.md: anonymous conversations expire); unref'd so it never holds the process open.
   const expiry = setInterval(() => {

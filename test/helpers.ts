@@ -91,6 +91,7 @@ export async function startServer(
     answers: { kind: 'extractive' },
     conversationTtlDays: 30,
     demo: false,
+    metricsToken: undefined,
     ...options.config,
   };
   const embedder = options.embedder ?? (await defaultEmbedder());

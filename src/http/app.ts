@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -6,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import addFormats from 'ajv-formats';
 import qs from 'qs';
 import type { Config } from '../config.js';
+import type { Metrics } from '../metrics.js';
 import type { AnswerService } from '../domain/answers/service.js';
 import type { ApiKeyService } from '../domain/apiKeys.js';
 import type { CollectionService } from '../domain/collections.js';
@@ -42,7 +44,7 @@ import { widgetAuth } from './widgetAuth.js';
 
 /** What the HTTP layer needs: services and a few settings. Built by the container. */
 export interface AppDeps {
-  config: Pick<Config, 'publicUrl' | 'bodyLimit' | 'rateLimits' | 'redisUrl' | 'trustProxy' | 'demo'>;
+  config: Pick<Config, 'publicUrl' | 'bodyLimit' | 'rateLimits' | 'redisUrl' | 'trustProxy' | 'demo' | 'metricsToken'>;
   organisations: OrganisationService;
   collections: CollectionService;
   entries: EntryService;
@@ -60,7 +62,13 @@ export interface AppDeps {
   masterKeyHash: Uint8Array;
   /** Resolves when the database is migrated and models are loaded. */
   ready: () => boolean;
+  /** Whether the database answers and the embedding model embeds, now (for /readyz). */
+  readiness: () => Promise<{ database: boolean; embedder: boolean }>;
+  metrics: Metrics;
 }
+
+/** A request id a caller may choose: letters, digits and `._:-`, at most 128. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -82,7 +90,13 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
     logger: options.logger ? { ...(options.logger === true ? {} : options.logger), serializers: { req: requestSerializer as never } } : false,
     bodyLimit: deps.config.bodyLimit,
     trustProxy: deps.config.trustProxy,
-    requestIdHeader: 'x-request-id',
+    // A caller's X-Request-Id is kept when it is a plain token (it is logged and echoed back);
+    // otherwise, and when absent, the request gets a UUID.
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
     // Bracket notation (meta[tag][or][]=a, boost[0][field]=…) as PHP/qs parse it, bounded.
     routerOptions: {
       querystringParser: (query: string) => qs.parse(query, { depth: 4, arrayLimit: 50, parameterLimit: 200 }),
@@ -105,6 +119,12 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   });
 
   registerErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    deps.metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
   registerHostileInputChecks(app);
 
   await app.register(swagger, {

@@ -28,9 +28,12 @@ export async function sendEvents(
     if (raw.destroyed) return;
     if (!raw.write(`data: ${data}\n\n`)) await new Promise((resolve) => raw.once('drain', resolve).once('close', resolve));
   };
+  const started = performance.now();
+  let firstDelta: number | null = null;
   try {
     for await (const event of events) {
       if (raw.destroyed) break;
+      if (firstDelta === null && event.type === 'text_delta') firstDelta = performance.now() - started;
       await write(JSON.stringify({ ...event, timestamp: Date.now() }));
     }
   } catch (error) {
@@ -42,6 +45,7 @@ export async function sendEvents(
   } finally {
     await write('[DONE]');
     raw.end();
+    request.server.deps.metrics.answer(request.routeOptions.url ?? 'unmatched', firstDelta === null ? null : firstDelta / 1000, (performance.now() - started) / 1000);
   }
 }
 

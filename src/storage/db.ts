@@ -13,6 +13,8 @@ export interface Db extends Queryable {
    * most 4 times), so `fn` must do nothing outside the database that cannot be repeated.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** PostgreSQL's pool: connections open, idle, and requests waiting for one (absent on PGlite). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   /** Runs a multi-statement script (migrations). */
   exec(sql: string): Promise<void>;
   readonly backend: 'pglite' | 'postgres';

@@ -50,6 +50,7 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
     async exec(sql) {
       await pool.query(sql);
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }

@@ -1,13 +1,34 @@
 import { Type } from 'typebox';
+import { secretMatches, hashSecret } from '../../domain/credentials.js';
+import { UnauthenticatedError } from '../../domain/errors.js';
+import { bearer } from '../auth.js';
 import type { App } from '../app.js';
 
 const Status = Type.Object({ status: Type.String() });
+const Readiness = Type.Object({ status: Type.String(), database: Type.Optional(Type.String()), embedder: Type.Optional(Type.String()) });
 
-/** Liveness and readiness for load balancers: 200 once migrated and models are loaded. */
+/**
+ * Liveness (`/healthz`: 200 once migrated and models are loaded), readiness (`/readyz`: and
+ * the database answers and the embedding model embeds, now; else 503 naming what is down),
+ * and `/metrics` for Prometheus (the master key or LORE_METRICS_TOKEN as a bearer token).
+ */
 export async function healthRoutes(app: App): Promise<void> {
-  for (const path of ['/healthz', '/readyz']) {
-    app.get(path, { schema: { hide: true, response: { 200: Status, 503: Status } } }, async (_request, reply) =>
-      app.deps.ready() ? { status: 'ok' } : reply.status(503).send({ status: 'starting' }),
-    );
-  }
+  app.get('/healthz', { schema: { hide: true, response: { 200: Status, 503: Status } } }, async (_request, reply) =>
+    app.deps.ready() ? { status: 'ok' } : reply.status(503).send({ status: 'starting' }),
+  );
+  app.get('/readyz', { schema: { hide: true, response: { 200: Readiness, 503: Readiness } } }, async (_request, reply) => {
+    if (!app.deps.ready()) return reply.status(503).send({ status: 'starting' });
+    const { database, embedder } = await app.deps.readiness();
+    if (database && embedder) return { status: 'ok' };
+    return reply.status(503).send({ status: 'unavailable', database: database ? 'ok' : 'down', embedder: embedder ? 'ok' : 'down' });
+  });
+
+  const metricsHash = app.deps.config.metricsToken ? hashSecret(app.deps.config.metricsToken) : null;
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    const credential = bearer(request);
+    const allowed = credential !== null && (secretMatches(credential, app.deps.masterKeyHash) || (metricsHash !== null && secretMatches(credential, metricsHash)));
+    if (!allowed) throw new UnauthenticatedError();
+    const { registry } = app.deps.metrics;
+    return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await registry.metrics());
+  });
 }
