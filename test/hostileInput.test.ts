@@ -58,6 +58,17 @@ for (const backend of backends()) {
       assert.equal(res.body.data.name, 'a\uFFFDb\u200B\u202Ec');
     });
 
+    it('stores a lone surrogate in an entry as U+FFFD: its text goes to PostgreSQL inside JSON, which refused it (regression: fuzzing)', async () => {
+      const res = await server.call('POST', `/api/v1/collections/${collection}/entries`, { token, body: { raw_text: 'broken \ud800 text', meta: { 'k\udc00': ['\ud83d'] } } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.data.raw_text, 'broken \uFFFD text');
+      assert.deepEqual(res.body.data.meta, { 'k\uFFFD': ['\uFFFD'] });
+      const patched = await server.call('PATCH', `/api/v1/collections/${collection}/entries/${res.body.data.id}`, { token, body: { raw_text: '\ud800' } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      const removed = await server.call('DELETE', `/api/v1/collections/${collection}/entries/${res.body.data.id}`, { token });
+      assert.equal(removed.status, 204);
+    });
+
     it('answers a malformed Host header with 400, and builds pagination links from a good one', async () => {
       for (const host of ['evil.com"><script>', 'a b', 'host:99999999', 'exa mple.com:80']) {
         const res = await server.call('GET', '/api/v1/collections', { token, headers: { host } });

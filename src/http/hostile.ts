@@ -17,8 +17,10 @@ const HOST = /^(?:[A-Za-z0-9_.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$
 /**
  * NUL (U+0000) in any string or object key of the body, the query or the path → 422 naming
  * each field: PostgreSQL refuses it in `text` and `jsonb`, and stripping it silently would
- * change what the client sent (other characters, zero-width and bidirectional marks among
- * them, are stored as sent; a lone surrogate arrives as U+FFFD, as UTF-8 decoding makes it).
+ * change what the client sent. Other characters, zero-width and bidirectional marks among
+ * them, are stored as sent, except a lone UTF-16 surrogate (`"\ud800"` in JSON), which
+ * cannot be written as UTF-8: it becomes U+FFFD here, as it would on the way to the database
+ * in a plain parameter (inside JSON sent to PostgreSQL it was refused: a 500).
  * A malformed Host header → 400 (links in responses are built from it).
  */
 export function registerHostileInputChecks(app: FastifyInstance): void {
@@ -29,11 +31,12 @@ export function registerHostileInputChecks(app: FastifyInstance): void {
       return reply.status(400).send({ message: 'Malformed Host header.' });
     }
   });
+  // The path and query before any other hook (authentication reads path parameters), the
+  // body once it is parsed.
+  app.addHook('onRequest', async (request) => refuseNul([...nulFields(request.params, ''), ...nulFields(request.query, '')]));
   app.addHook('preValidation', async (request) => {
-    const fields = [...nulFields(request.params, ''), ...nulFields(request.query, ''), ...nulFields(request.body, '')].slice(0, MAX_REPORTED);
-    if (fields.length > 0) {
-      throw new ValidationError(Object.fromEntries(fields.map((f) => [f, [`The ${f} field must not contain NUL characters (U+0000).`]])));
-    }
+    replaceLoneSurrogates(request.body);
+    refuseNul(nulFields(request.body, ''));
   });
 }
 
@@ -59,4 +62,39 @@ export function nulFields(value: unknown, root: string): string[] {
     }
   }
   return [...new Set(out)];
+}
+
+function refuseNul(fields: string[]): void {
+  if (fields.length === 0) return;
+  const listed = [...new Set(fields)].slice(0, MAX_REPORTED);
+  throw new ValidationError(Object.fromEntries(listed.map((f) => [f, [`The ${f} field must not contain NUL characters (U+0000).`]])));
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Replaces lone surrogates in every string and key of a parsed JSON body, in place (iteratively: bodies may nest deeply). */
+export function replaceLoneSurrogates(body: unknown): void {
+  const fix = (text: string) => text.replace(LONE_SURROGATE, '\uFFFD');
+  const stack: unknown[] = [body];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        if (typeof value[i] === 'string') value[i] = fix(value[i] as string);
+        else if (value[i] !== null && typeof value[i] === 'object') stack.push(value[i]);
+      }
+    } else if (value !== null && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const child = record[key];
+        const fixedKey = fix(key);
+        if (fixedKey !== key) {
+          delete record[key];
+          record[fixedKey] = child;
+        }
+        if (typeof child === 'string') record[fixedKey] = fix(child);
+        else if (child !== null && typeof child === 'object') stack.push(child);
+      }
+    }
+  }
 }
