@@ -5,6 +5,9 @@ import { seedLoreDemo } from './loreDocs.js';
 import { resolveMasterKey } from './masterKey.js';
 import { DataDirLockedError } from './storage/dataDirLock.js';
 
+/** How long a stop waits for requests and answer streams in flight. */
+const SHUTDOWN_TIMEOUT_MS = 25_000;
+
 /** Reads the configuration, builds the container and serves until SIGINT/SIGTERM. */
 export async function serve(): Promise<void> {
   let config;
@@ -33,13 +36,30 @@ export async function serve(): Promise<void> {
     : null;
   const app = await buildApp(container.deps, { logger: { level: config.logLevel } });
 
-  const shutdown = async () => {
+  // SIGTERM / SIGINT: stop accepting, let requests and answer streams in flight finish, flush
+  // usage counters, close the database, exit 0. A second signal, or SHUTDOWN_TIMEOUT_MS, exits
+  // at once with 1 (the database stays consistent: an unfinished write is rolled back).
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting without waiting for requests in flight.\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    setTimeout(() => {
+      process.stderr.write(`Requests still in flight after ${SHUTDOWN_TIMEOUT_MS / 1000} s: exiting.\n`);
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    // A keep-alive connection that turns idle after its last response would hold close() open
+    // until it times out: close idle ones as they appear.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
     await app.close();
+    clearInterval(idle);
     await container.close();
     process.exit(0);
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   const address = await app.listen({ port: config.port, host: config.host });
   if (masterKey.generated) {

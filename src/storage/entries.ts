@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Entry, PreparedChunk, Scope } from '../domain/model.js';
 import { SourceConflictError, type EntryRepository, type EntryWrite, type EntryWriteResult } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
@@ -94,6 +95,10 @@ export function createEntryRepository(db: Db, embeddingModel: { model: string; d
         const replaced = reindex.filter((r) => r.existed).map((r) => r.entryId);
         if (replaced.length > 0) await removeChunks(tx, collectionId, replaced);
         await insertChunks(tx, scope, collectionId, reindex, embeddingModel);
+        if (PAUSE_BEFORE_COMMIT_MS > 0) {
+          process.stderr.write('lore-test: write transaction open\n');
+          await sleep(PAUSE_BEFORE_COMMIT_MS);
+        }
         return results;
       });
     },
@@ -170,6 +175,13 @@ async function writeRow(
     throw error;
   }
 }
+
+/**
+ * For the crash tests only (test/crash.test.ts): every entry write holds its transaction open
+ * this long before committing, everything written, and says so on stderr, so a test can kill
+ * the process inside the commit window. Never set in production.
+ */
+const PAUSE_BEFORE_COMMIT_MS = Number(process.env.LORE_TEST_PAUSE_BEFORE_COMMIT_MS) || 0;
 
 /**
  * Writers of one collection take its statistics row first, so they queue there instead of

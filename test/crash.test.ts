@@ -1,0 +1,193 @@
+/**
+ * Crash consistency: Lore runs as a child process (`lore serve`), batches are written, and
+ * the process is killed with SIGKILL inside the write transaction (held open by the test-only
+ * LORE_TEST_PAUSE_BEFORE_COMMIT_MS, everything written but not committed), or while the batch
+ * is still being embedded. After each kill the database is opened directly: every batch is
+ * all or nothing (entries, chunks, vectors, postings, statistics consistent), committed ones
+ * are intact; then Lore restarts on it. SIGTERM during a write lets the write finish and
+ * exits cleanly (a second SIGTERM exits at once, the cut write rolled back). On PGlite (a data folder) and on PostgreSQL.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import type { Db } from '../src/storage/db.js';
+import { openPglite } from '../src/storage/pglite.js';
+import { openPostgres } from '../src/storage/postgres.js';
+import { backends, MASTER_KEY } from './helpers.js';
+import { indexProblems } from './indexProblems.js';
+
+const PAUSE_MS = 1500;
+const BATCH = 10;
+
+interface Lore { process: ChildProcess; url: string; marks: number; exited: Promise<number | null>; waitMark(after: number): Promise<void> }
+
+/** Starts `lore serve` on `env` and resolves once it listens. */
+async function startLore(env: Record<string, string>): Promise<Lore> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    env: { ...process.env, PORT: '0', LORE_DEMO: 'off', LORE_MASTER_KEY: MASTER_KEY, LORE_LOG_LEVEL: 'warn', LORE_RATE_LIMIT: '0', LORE_RATE_LIMIT_IP: '0', LORE_TEST_PAUSE_BEFORE_COMMIT_MS: String(PAUSE_MS), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const lore: Lore = {
+    process: child,
+    url: '',
+    marks: 0,
+    exited,
+    async waitMark(count) {
+      while (lore.marks < count) {
+        if (child.exitCode !== null) throw new Error('Lore exited');
+        await sleep(10);
+      }
+    },
+  };
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    lore.marks = stderr.split('lore-test: write transaction open').length - 1;
+  });
+  let stdout = '';
+  lore.url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const listening = /Lore is listening on (http:\/\/\S+?) /.exec(stdout);
+      if (listening) resolve(listening[1]!);
+    });
+    void exited.then((code) => reject(new Error(`Lore exited (${code}) before listening: ${stderr.slice(-2000)}`)));
+  });
+  return lore;
+}
+
+async function call(lore: Lore, method: string, url: string, token: string, body?: unknown) {
+  const response = await fetch(`${lore.url}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+const batch = (name: string) =>
+  Array.from({ length: BATCH }, (_, i) => ({ source_type: 'doc', source_id: `${name}-${i}`, title: `${name} ${i}`, raw_text: `Entry ${i} of batch ${name}: the invoice settings and the export of each report.` }));
+
+for (const backend of backends()) {
+  describe(`crash consistency [${backend}]`, () => {
+    const cleanups: (() => Promise<void>)[] = [];
+    after(async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    });
+
+    it('keeps every batch all or nothing through SIGKILL inside the commit window and while embedding, and finishes a write on SIGTERM', async () => {
+      let env: Record<string, string>;
+      let open: () => Promise<Db>;
+      if (backend === 'pglite') {
+        const dir = mkdtempSync(path.join(tmpdir(), 'lore-crash-'));
+        cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+        env = { LORE_DATA_DIR: dir, DATABASE_URL: '' };
+        open = () => openPglite(dir);
+      } else {
+        const server = process.env.LORE_TEST_DATABASE_URL!;
+        const name = `lore_crash_${randomBytes(6).toString('hex')}`;
+        const admin = new pg.Client({ connectionString: server });
+        await admin.connect();
+        await admin.query(`CREATE DATABASE ${name}`);
+        await admin.end();
+        const url = new URL(server);
+        url.pathname = `/${name}`;
+        env = { DATABASE_URL: url.toString() };
+        open = () => openPostgres(url.toString(), 2);
+        cleanups.push(async () => {
+          const client = new pg.Client({ connectionString: server });
+          await client.connect();
+          await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+          await client.end();
+        });
+      }
+      const check = async (expected: Record<string, number | 'all-or-nothing'>) => {
+        const db = await open();
+        try {
+          assert.deepEqual(await indexProblems(db), [], 'index consistent');
+          const rows = await db.query<{ batch: string; n: number }>("SELECT split_part(source_id, '-', 1) AS batch, count(*)::int AS n FROM entries GROUP BY 1");
+          const counts = new Map(rows.map((r) => [r.batch, r.n]));
+          for (const [name, want] of Object.entries(expected)) {
+            const n = counts.get(name) ?? 0;
+            if (want === 'all-or-nothing') assert.ok(n === 0 || n === BATCH, `batch ${name}: ${n} of ${BATCH} entries`);
+            else assert.equal(n, want, `batch ${name}`);
+          }
+          return counts;
+        } finally {
+          await db.close();
+        }
+      };
+
+      let lore = await startLore(env);
+      const org = await call(lore, 'POST', '/api/v1/admin/organisations', MASTER_KEY, { name: 'Crash' });
+      const token = org.body.token as string;
+      const collection = (await call(lore, 'POST', '/api/v1/collections', token, { name: 'Docs' })).body.data.id as string;
+      const write = (name: string) => call(lore, 'POST', `/api/v1/collections/${collection}/entries/batch`, token, { entries: batch(name) }).catch((error: Error) => ({ status: 0, body: error.message }));
+      assert.equal((await write('b0')).status, 200);
+      const expected: Record<string, number | 'all-or-nothing'> = { b0: BATCH };
+
+      // SIGKILL inside the commit window, at a different moment each time, then once while embedding.
+      const trials = [0.1, 0.5, 0.9, 'embedding'] as const;
+      for (const [k, when] of trials.entries()) {
+        const name = `k${k}`;
+        const marks = lore.marks;
+        const pending = write(name);
+        if (when === 'embedding') await sleep(5);
+        else {
+          await lore.waitMark(marks + 1);
+          await sleep(PAUSE_MS * when);
+        }
+        lore.process.kill('SIGKILL');
+        await lore.exited;
+        await pending;
+        // Killed inside the uncommitted transaction: nothing of the batch stays.
+        expected[name] = when === 'embedding' ? 'all-or-nothing' : 0;
+        await check(expected);
+        lore = await startLore(env);
+      }
+
+      // SIGTERM during a write: the request completes, then the process exits 0.
+      const marks = lore.marks;
+      const pending = write('t0');
+      await lore.waitMark(marks + 1);
+      lore.process.kill('SIGTERM');
+      assert.equal((await pending).status, 200, 'the write in flight at SIGTERM completes');
+      assert.equal(await lore.exited, 0);
+      expected.t0 = BATCH;
+      await check(expected);
+
+      // A second SIGTERM does not wait: exit 1, and the write it cut is not committed.
+      lore = await startLore(env);
+      const before = lore.marks;
+      const cut = write('t1');
+      await lore.waitMark(before + 1);
+      lore.process.kill('SIGTERM');
+      await sleep(50);
+      lore.process.kill('SIGTERM');
+      assert.equal(await lore.exited, 1);
+      await cut;
+      expected.t1 = 0;
+      const counts = await check(expected);
+
+      // Lore starts again on what is left, and its API agrees with the database.
+      lore = await startLore(env);
+      try {
+        const listed = await call(lore, 'GET', `/api/v1/collections/${collection}/entries?per_page=1`, token);
+        assert.equal(listed.body.meta.total, [...counts.values()].reduce((a, b) => a + b, 0));
+        const integration = (await call(lore, 'POST', '/api/v1/integrations', token, { type: 'search_box', name: 'Box', collection_ids: [collection] })).body.data.id;
+        const found = await call(lore, 'GET', `/api/v1/integrations/${integration}/search?query=${encodeURIComponent('batch b0 invoice')}&per_page=50`, token);
+        assert.ok((found.body.data as { source_id: string }[]).some((h) => h.source_id.startsWith('b0-')));
+      } finally {
+        lore.process.kill('SIGTERM');
+        await lore.exited;
+      }
+    });
+  });
+}
