@@ -8,69 +8,21 @@
  * exits cleanly (a second SIGTERM exits at once, the cut write rolled back). On PGlite (a data folder) and on PostgreSQL.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import type { Db } from '../src/storage/db.js';
 import { openPglite } from '../src/storage/pglite.js';
 import { openPostgres } from '../src/storage/postgres.js';
 import { backends, MASTER_KEY } from './helpers.js';
 import { indexProblems } from './indexProblems.js';
+import { call, freshPostgresDatabase, startLoreProcess } from './processes.js';
 
 const PAUSE_MS = 1500;
 const BATCH = 10;
-
-interface Lore { process: ChildProcess; url: string; marks: number; exited: Promise<number | null>; waitMark(after: number): Promise<void> }
-
-/** Starts `lore serve` on `env` and resolves once it listens. */
-async function startLore(env: Record<string, string>): Promise<Lore> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
-    env: { ...process.env, PORT: '0', LORE_DEMO: 'off', LORE_MASTER_KEY: MASTER_KEY, LORE_LOG_LEVEL: 'warn', LORE_RATE_LIMIT: '0', LORE_RATE_LIMIT_IP: '0', LORE_TEST_PAUSE_BEFORE_COMMIT_MS: String(PAUSE_MS), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const lore: Lore = {
-    process: child,
-    url: '',
-    marks: 0,
-    exited,
-    async waitMark(count) {
-      while (lore.marks < count) {
-        if (child.exitCode !== null) throw new Error('Lore exited');
-        await sleep(10);
-      }
-    },
-  };
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    lore.marks = stderr.split('lore-test: write transaction open').length - 1;
-  });
-  let stdout = '';
-  lore.url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const listening = /Lore is listening on (http:\/\/\S+?) /.exec(stdout);
-      if (listening) resolve(listening[1]!);
-    });
-    void exited.then((code) => reject(new Error(`Lore exited (${code}) before listening: ${stderr.slice(-2000)}`)));
-  });
-  return lore;
-}
-
-async function call(lore: Lore, method: string, url: string, token: string, body?: unknown) {
-  const response = await fetch(`${lore.url}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const startLore = (env: Record<string, string>) => startLoreProcess({ LORE_TEST_PAUSE_BEFORE_COMMIT_MS: String(PAUSE_MS), ...env });
 
 const batch = (name: string) =>
   Array.from({ length: BATCH }, (_, i) => ({ source_type: 'doc', source_id: `${name}-${i}`, title: `${name} ${i}`, raw_text: `Entry ${i} of batch ${name}: the invoice settings and the export of each report.` }));
@@ -91,22 +43,10 @@ for (const backend of backends()) {
         env = { LORE_DATA_DIR: dir, DATABASE_URL: '' };
         open = () => openPglite(dir);
       } else {
-        const server = process.env.LORE_TEST_DATABASE_URL!;
-        const name = `lore_crash_${randomBytes(6).toString('hex')}`;
-        const admin = new pg.Client({ connectionString: server });
-        await admin.connect();
-        await admin.query(`CREATE DATABASE ${name}`);
-        await admin.end();
-        const url = new URL(server);
-        url.pathname = `/${name}`;
-        env = { DATABASE_URL: url.toString() };
-        open = () => openPostgres(url.toString(), 2);
-        cleanups.push(async () => {
-          const client = new pg.Client({ connectionString: server });
-          await client.connect();
-          await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-          await client.end();
-        });
+        const database = await freshPostgresDatabase();
+        cleanups.push(database.drop);
+        env = { DATABASE_URL: database.url };
+        open = () => openPostgres(database.url, 2);
       }
       const check = async (expected: Record<string, number | 'all-or-nothing'>) => {
         const db = await open();

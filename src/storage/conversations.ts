@@ -2,6 +2,9 @@ import type { ConversationRepository, ConversationSummary, StoredMessage } from 
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 
+/** Held by the process deleting expired conversations (any constant every Lore process shares). */
+export const EXPIRY_LOCK_ID = 7_464_213;
+
 /** Conversations and messages, always reached through the organisation that owns them. */
 export function createConversationRepository(db: Db): ConversationRepository {
   return {
@@ -68,8 +71,13 @@ export function createConversationRepository(db: Db): ConversationRepository {
     },
 
     async deleteExpired(before) {
-      const rows = await db.query('DELETE FROM conversations WHERE NOT kept AND updated_at < $1 RETURNING id', [before.toISOString()]);
-      return rows.length;
+      // Every process runs the clean-up hourly; one at a time does the work, the others skip.
+      return db.transaction(async (tx) => {
+        const [lock] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [EXPIRY_LOCK_ID]);
+        if (!lock?.locked) return 0;
+        const rows = await tx.query('DELETE FROM conversations WHERE NOT kept AND updated_at < $1 RETURNING id', [before.toISOString()]);
+        return rows.length;
+      });
     },
 
     async recentMessages(scope, conversationId, limit) {

@@ -13,11 +13,14 @@ const LOCK_ID = 7_464_212;
  */
 export async function migrate(db: Db): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
-  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`);
   const applied: string[] = [];
   await db.transaction(async (tx) => {
+    // Everything under the lock: two processes starting at once on an empty database raced
+    // in CREATE EXTENSION / CREATE TABLE IF NOT EXISTS (a duplicate key in the catalogue).
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    await tx.query('CREATE EXTENSION IF NOT EXISTS vector');
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`);
     const done = new Set(
       (await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).map((r) => r.version),
     );
@@ -50,8 +53,11 @@ export async function ensureVectorIndex(db: Db, dimensions: number): Promise<voi
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4000) {
     throw new Error(`Unsupported embedding dimension ${dimensions}`);
   }
-  await db.exec(
-    `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw_${dimensions} ON chunk_vectors
-       USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`,
-  );
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    await tx.query(
+      `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw_${dimensions} ON chunk_vectors
+         USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`,
+    );
+  });
 }

@@ -16,7 +16,8 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, max, options });
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', () => {});
-  await pool.query('CREATE EXTENSION IF NOT EXISTS vector');
+  // The `vector` extension is created by migrate(), under its lock (several processes may start at once).
+  await pool.query('SELECT 1');
 
   const wrap = (client: Pick<pg.Pool, 'query'>): Queryable => ({
     async query<T>(sql: string, params: readonly unknown[] = []) {

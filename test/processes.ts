@@ -1,0 +1,81 @@
+/** Lore as child processes, for tests of crashes, restarts and several processes. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { MASTER_KEY } from './helpers.js';
+
+
+export interface Lore { process: ChildProcess; url: string; marks: number; exited: Promise<number | null>; waitMark(after: number): Promise<void> }
+
+/**
+ * Starts `lore serve` as a child process on `env` (port chosen by the system, demo off, rate
+ * limits off unless `env` sets them) and resolves once it listens. `marks` counts the
+ * test-only "write transaction open" lines on its stderr.
+ */
+export async function startLoreProcess(env: Record<string, string>): Promise<Lore> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    env: { ...process.env, PORT: '0', LORE_DEMO: 'off', LORE_MASTER_KEY: MASTER_KEY, LORE_LOG_LEVEL: 'warn', LORE_RATE_LIMIT: '0', LORE_RATE_LIMIT_IP: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const lore: Lore = {
+    process: child,
+    url: '',
+    marks: 0,
+    exited,
+    async waitMark(count) {
+      while (lore.marks < count) {
+        if (child.exitCode !== null) throw new Error('Lore exited');
+        await sleep(10);
+      }
+    },
+  };
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    lore.marks = stderr.split('lore-test: write transaction open').length - 1;
+  });
+  let stdout = '';
+  lore.url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const listening = /Lore is listening on (http:\/\/\S+?) /.exec(stdout);
+      if (listening) resolve(listening[1]!);
+    });
+    void exited.then((code) => reject(new Error(`Lore exited (${code}) before listening: ${stderr.slice(-2000)}`)));
+  });
+  return lore;
+}
+
+export async function call(lore: Lore, method: string, url: string, token: string, body?: unknown) {
+  const response = await fetch(`${lore.url}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as any };
+}
+
+
+/** A new database on the test PostgreSQL server: its URL, and its removal. */
+export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const server = process.env.LORE_TEST_DATABASE_URL!;
+  const name = `lore_proc_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: server });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
