@@ -32,6 +32,8 @@ export interface Config {
   readonly demo: boolean;
   /** A token that may read `GET /metrics` besides the master key (a scraper need not hold the admin key). */
   readonly metricsToken: string | undefined;
+  /** Texts waiting for the embedding model, at most; writes beyond it get 503 with Retry-After. */
+  readonly ingestQueue: number;
 }
 
 export type AnswersConfig =
@@ -109,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
   const publicUrl = url('LORE_PUBLIC_URL', ['http:', 'https:']);
   const bodyLimit = int('LORE_BODY_LIMIT', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024);
+  const ingestQueue = int('LORE_INGEST_QUEUE', 2000, 1, 1_000_000);
   const rateLimits = {
     perCredential: int('LORE_RATE_LIMIT', 600, 0, 1_000_000),
     perIp: int('LORE_RATE_LIMIT_IP', 1200, 0, 1_000_000),
@@ -192,7 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, bodyLimit,
     rateLimits: Object.freeze(rateLimits), redisUrl, trustProxy: trustProxy ?? false, answers: Object.freeze(answers),
-    conversationTtlDays, demo: demo ?? true, metricsToken,
+    conversationTtlDays, demo: demo ?? true, metricsToken, ingestQueue,
   });
 }
 

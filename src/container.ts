@@ -86,7 +86,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const organisationRepository = createOrganisationRepository(db);
   const collectionRepository = createCollectionRepository(db);
   const entryRepository = createEntryRepository(db, embedder);
-  const ingestion = createIngestion({ embedder, entries: entryRepository });
+  const ingestion = createIngestion({ embedder, entries: entryRepository, queueLimit: config.ingestQueue });
   const integrations = createIntegrationService({ integrations: createIntegrationRepository(db) });
   const usage = createUsageService({
     usage: createUsageRepository(db),

@@ -92,6 +92,7 @@ export async function startServer(
     conversationTtlDays: 30,
     demo: false,
     metricsToken: undefined,
+    ingestQueue: 2000,
     ...options.config,
   };
   const embedder = options.embedder ?? (await defaultEmbedder());

@@ -67,6 +67,17 @@ export class UnavailableError extends DomainError {
   readonly status = 503;
 }
 
+/** 503 with Retry-After (seconds): too much work is queued; nothing was written. */
+export class OverloadedError extends DomainError {
+  readonly status = 503;
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * 502 / 503: the answer provider failed before anything was streamed (503 unavailable,
  * overloaded or timed out; 502 it refused the request or answered malformed).

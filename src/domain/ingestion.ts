@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntryFields, JsonObject, PreparedChunk, Scope } from './model.js';
 import { EmbedderError, type Embedder, type EntryRepository } from './ports.js';
-import { UnavailableError } from './errors.js';
+import { OverloadedError, UnavailableError } from './errors.js';
 import { chunkText } from './text/chunk.js';
 import { analyze, detectLanguage, termFrequencies } from './text/tokenize.js';
 
@@ -18,8 +18,20 @@ export interface Ingestion {
   prepare(scope: Scope, collectionId: string, entries: readonly EntryFields[]): Promise<PreparedChunk[][]>;
 }
 
-export function createIngestion(deps: { embedder: Embedder; entries: EntryRepository }): Ingestion {
+/**
+ * Backpressure: texts waiting for the embedding model, at most (default 2,000: about a minute
+ * of work for the bundled model on 2 cores). A write that would queue more is refused with 503
+ * and Retry-After instead of holding its body and vectors in memory; one larger than the bound
+ * is taken when nothing else waits, so no batch is refused forever.
+ */
+const DEFAULT_QUEUE_LIMIT = 2_000;
+/** Texts the model embeds a second, for Retry-After (measured: 30–36 chunks/s on 2 cores). */
+const TEXTS_PER_SECOND = 30;
+
+export function createIngestion(deps: { embedder: Embedder; entries: EntryRepository; queueLimit?: number }): Ingestion {
   const { embedder, entries } = deps;
+  const queueLimit = deps.queueLimit ?? DEFAULT_QUEUE_LIMIT;
+  let queued = 0;
 
   return {
     async prepare(scope, collectionId, fields) {
@@ -31,12 +43,21 @@ export function createIngestion(deps: { embedder: Embedder; entries: EntryReposi
       const missing = all.filter((d) => !reusable.has(d.contentHash));
       // Identical new chunks (e.g. repeated boilerplate) are embedded once.
       const texts = [...new Map(missing.map((d) => [d.contentHash, d.embedText])).entries()];
+      if (queued > 0 && queued + texts.length > queueLimit) {
+        throw new OverloadedError(
+          `Too many texts are waiting to be embedded (${queued}); nothing was written. Retry after the Retry-After seconds.`,
+          Math.min(120, Math.max(1, Math.ceil(queued / TEXTS_PER_SECOND))),
+        );
+      }
+      queued += texts.length;
       let vectors: Float32Array[];
       try {
         vectors = await embedder.embed(texts.map(([, text]) => text));
       } catch (error) {
         if (error instanceof EmbedderError) throw new UnavailableError('The embedding provider is unavailable; nothing was written.');
         throw error;
+      } finally {
+        queued -= texts.length;
       }
       texts.forEach(([hash], i) => reusable.set(hash, vectors[i]!));
       return drafts.map((chunks) =>

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { DomainError, summarise, ValidationError } from '../domain/errors.js';
+import { DomainError, OverloadedError, summarise, ValidationError } from '../domain/errors.js';
 
 interface AjvIssue {
   keyword: string;
@@ -17,6 +17,7 @@ interface AjvIssue {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError) {
+      if (error instanceof OverloadedError) reply.header('retry-after', String(error.retryAfterSeconds));
       const body = error instanceof ValidationError ? { message: error.message, errors: error.errors } : { message: error.message, ...error.extra };
       return reply.status(error.status).send(body);
     }
