@@ -99,7 +99,8 @@ export async function freePort(): Promise<number> {
 /**
  * Lore's own server (`src/cli.ts serve`) as a child process, as it runs in production, so
  * that its memory and CPU are its own: PGlite in `dataDir`, or PostgreSQL at `databaseUrl`.
- * Rate limits and the demo are off. Resolves once /readyz answers.
+ * Rate limits and the demo are off. Resolves once /readyz answers. With LORE_BENCH_CPU_PROF
+ * set to a folder, the server writes its CPU profile (`node --cpu-prof`) there on stop.
  */
 export async function serveLore(options: { databaseUrl?: string; dataDir?: string }) {
   const port = await freePort();
@@ -117,7 +118,9 @@ export async function serveLore(options: { databaseUrl?: string; dataDir?: strin
   delete env.DATABASE_URL;
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   if (options.dataDir) env.LORE_DATA_DIR = options.dataDir;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // LORE_BENCH_CPU_PROF=<folder>: the server writes a V8 CPU profile there when it stops.
+  const profile = process.env.LORE_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.LORE_BENCH_CPU_PROF)}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/cli.ts', 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   for (let waited = 0; ; waited += 200) {
