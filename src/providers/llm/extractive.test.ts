@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AnswerChunk, AnswerRequest } from '../../domain/ports.js';
-import { createExtractiveProvider, type ExtractiveProviderOptions } from './extractive.js';
+import { createExtractiveProvider, embeddingSimilarity, type ExtractiveProviderOptions } from './extractive.js';
 import { splitSentences } from './sentences.js';
 
 type Passages = AnswerRequest['passages'];
@@ -156,6 +156,20 @@ describe('extractive answer provider', () => {
     assert.equal(chunks.length, 1);
     assert.equal(chunks[0]!.type, 'end');
     assert.equal(chunks[0]!.type === 'end' && chunks[0]!.usage.completionTokens, 0);
+  });
+
+  it('re-scores one answer at a time with the model: one that would wait is written from the words alone', async () => {
+    let calls = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = { model: 'slow', dimensions: 2, embed: async (texts: readonly string[]) => (calls++, await gate, texts.map(() => Float32Array.from([1, 0]))) };
+    const similarity = embeddingSimilarity(slow);
+    const first = similarity('q', ['a', 'b']);
+    assert.deepEqual(await similarity('q', ['c']), [], 'skipped while another runs');
+    release();
+    assert.deepEqual(await first, [1, 1]);
+    assert.deepEqual(await similarity('q', ['d']), [1], 'free again');
+    assert.equal(calls, 2);
   });
 
   it('is deterministic', async () => {
