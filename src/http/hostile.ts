@@ -33,68 +33,70 @@ export function registerHostileInputChecks(app: FastifyInstance): void {
   });
   // The path and query before any other hook (authentication reads path parameters), the
   // body once it is parsed.
-  app.addHook('onRequest', async (request) => refuseNul([...nulFields(request.params, ''), ...nulFields(request.query, '')]));
-  app.addHook('preValidation', async (request) => {
-    replaceLoneSurrogates(request.body);
-    refuseNul(nulFields(request.body, ''));
-  });
-}
-
-/**
- * Dotted paths (`entries.3.raw_text`) of the strings holding NUL in `value`, an object key
- * holding one reported as its object's path (`body` at the top). Iterative: a deeply nested
- * body must not overflow the stack.
- */
-export function nulFields(value: unknown, root: string): string[] {
-  const out: string[] = [];
-  const stack: { value: unknown; path: string }[] = [{ value, path: root }];
-  while (stack.length > 0 && out.length < MAX_REPORTED) {
-    const { value: v, path } = stack.pop()!;
-    if (typeof v === 'string') {
-      if (v.includes('\u0000')) out.push(path || 'body');
-    } else if (v !== null && typeof v === 'object') {
-      const entries = Object.entries(v);
-      if (!Array.isArray(v) && entries.some(([k]) => k.includes('\u0000'))) out.push(path || 'body');
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, child] = entries[i]!;
-        stack.push({ value: child, path: path ? `${path}.${k.replaceAll('\u0000', '')}` : k.replaceAll('\u0000', '') });
-      }
-    }
-  }
-  return [...new Set(out)];
-}
-
-function refuseNul(fields: string[]): void {
-  if (fields.length === 0) return;
-  const listed = [...new Set(fields)].slice(0, MAX_REPORTED);
-  throw new ValidationError(Object.fromEntries(listed.map((f) => [f, [`The ${f} field must not contain NUL characters (U+0000).`]])));
+  app.addHook('onRequest', async (request) => refuseNul([...new Set([...inspectInput(request.params), ...inspectInput(request.query)])]));
+  app.addHook('preValidation', async (request) => refuseNul(inspectInput(request.body)));
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const fixSurrogates = (text: string) => text.replace(LONE_SURROGATE, '\uFFFD');
 
-/** Replaces lone surrogates in every string and key of a parsed JSON body, in place (iteratively: bodies may nest deeply). */
-export function replaceLoneSurrogates(body: unknown): void {
-  const fix = (text: string) => text.replace(LONE_SURROGATE, '\uFFFD');
-  const stack: unknown[] = [body];
+interface Node {
+  value: unknown;
+  parent: Node | null;
+  key: string;
+}
+
+/**
+ * One pass over a parsed body, query or path: lone surrogates in strings and keys are
+ * replaced by U+FFFD in place, and the dotted paths (`entries.3.raw_text`) of the strings
+ * holding NUL are returned, in order, at most MAX_REPORTED; a key holding NUL is reported as
+ * its object's path (`body` at the top). Iterative: a deeply nested body must not overflow
+ * the stack; a path is only spelled out for a NUL found.
+ */
+export function inspectInput(input: unknown): string[] {
+  const found = new Set<string>();
+  const pathOf = (node: Node) => {
+    const keys: string[] = [];
+    for (let n: Node | null = node; n?.parent; n = n.parent) keys.push(n.key.replaceAll('\u0000', ''));
+    return keys.reverse().reduce((path, key) => (path ? `${path}.${key}` : key), '') || 'body';
+  };
+  const report = (node: Node) => {
+    if (found.size < MAX_REPORTED) found.add(pathOf(node));
+  };
+  const stack: Node[] = [{ value: input, parent: null, key: '' }];
   while (stack.length > 0) {
-    const value = stack.pop();
+    const node = stack.pop()!;
+    const value = node.value;
+    if (typeof value === 'string' && value.includes('\u0000')) report(node);
+    if (value === null || typeof value !== 'object') continue;
+    const children: Node[] = [];
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        if (typeof value[i] === 'string') value[i] = fix(value[i] as string);
-        else if (value[i] !== null && typeof value[i] === 'object') stack.push(value[i]);
-      }
-    } else if (value !== null && typeof value === 'object') {
+      value.forEach((child, i) => {
+        if (typeof child === 'string') value[i] = fixSurrogates(child);
+        children.push({ value: value[i], parent: node, key: String(i) });
+      });
+    } else {
       const record = value as Record<string, unknown>;
       for (const key of Object.keys(record)) {
         const child = record[key];
-        const fixedKey = fix(key);
+        const fixedKey = fixSurrogates(key);
         if (fixedKey !== key) {
           delete record[key];
           record[fixedKey] = child;
         }
-        if (typeof child === 'string') record[fixedKey] = fix(child);
-        else if (child !== null && typeof child === 'object') stack.push(child);
+        if (typeof child === 'string') record[fixedKey] = fixSurrogates(child);
       }
+      const entries = Object.entries(record);
+      if (entries.some(([key]) => key.includes('\u0000'))) report(node);
+      for (const [key, child] of entries) children.push({ value: child, parent: node, key });
     }
+    // Reversed, so the first field is visited (and reported) first.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
+  return [...found];
+}
+
+function refuseNul(fields: string[]): void {
+  if (fields.length === 0) return;
+  throw new ValidationError(Object.fromEntries(fields.slice(0, MAX_REPORTED).map((f) => [f, [`The ${f} field must not contain NUL characters (U+0000).`]])));
 }
