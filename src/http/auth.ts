@@ -65,10 +65,13 @@ export function credentialAuth(services: Authenticators) {
   };
 }
 
-/** onRequest hook for admin routes: the instance master key, compared in constant time. */
-export function masterAuth(masterKeyHash: Uint8Array) {
+/**
+ * onRequest hook for admin routes: the instance master key (or, for /metrics, also the
+ * metrics token), compared in constant time.
+ */
+export function masterAuth(...acceptedHashes: Uint8Array[]) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const credential = bearer(request);
-    if (!credential || !secretMatches(credential, masterKeyHash)) throw new UnauthenticatedError();
+    if (!credential || !acceptedHashes.some((hash) => secretMatches(credential, hash))) throw new UnauthenticatedError();
   };
 }

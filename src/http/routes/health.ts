@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import { secretMatches, hashSecret } from '../../domain/credentials.js';
-import { UnauthenticatedError } from '../../domain/errors.js';
-import { bearer } from '../auth.js';
+import { hashSecret } from '../../domain/credentials.js';
+import { masterAuth } from '../auth.js';
 import type { App } from '../app.js';
 
 const Status = Type.Object({ status: Type.String() });
@@ -23,11 +22,9 @@ export async function healthRoutes(app: App): Promise<void> {
     return reply.status(503).send({ status: 'unavailable', database: database ? 'ok' : 'down', embedder: embedder ? 'ok' : 'down' });
   });
 
-  const metricsHash = app.deps.config.metricsToken ? hashSecret(app.deps.config.metricsToken) : null;
-  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    const credential = bearer(request);
-    const allowed = credential !== null && (secretMatches(credential, app.deps.masterKeyHash) || (metricsHash !== null && secretMatches(credential, metricsHash)));
-    if (!allowed) throw new UnauthenticatedError();
+  const { masterKeyHash, config } = app.deps;
+  const scrapers = masterAuth(masterKeyHash, ...(config.metricsToken ? [hashSecret(config.metricsToken)] : []));
+  app.get('/metrics', { schema: { hide: true }, onRequest: scrapers }, async (_request, reply) => {
     const { registry } = app.deps.metrics;
     return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await registry.metrics());
   });
