@@ -16,9 +16,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../src/storage/db.js';
 import { openPglite } from '../src/storage/pglite.js';
 import { openPostgres } from '../src/storage/postgres.js';
-import { backends, MASTER_KEY } from './helpers.js';
+import { backends, freshPostgresDatabase, MASTER_KEY } from './helpers.js';
 import { indexProblems } from './indexProblems.js';
-import { call, freshPostgresDatabase, startLoreProcess } from './processes.js';
+import { call, startLoreProcess } from './processes.js';
 
 const PAUSE_MS = 1500;
 const BATCH = 10;
@@ -70,6 +70,13 @@ for (const backend of backends()) {
       const token = org.body.token as string;
       const collection = (await call(lore, 'POST', '/api/v1/collections', token, { name: 'Docs' })).body.data.id as string;
       const write = (name: string) => call(lore, 'POST', `/api/v1/collections/${collection}/entries/batch`, token, { entries: batch(name) }).catch((error: Error) => ({ status: 0, body: error.message }));
+      // A write, once its transaction is open (everything written, not committed).
+      const writeHeldOpen = async (name: string) => {
+        const marks = lore.marks;
+        const pending = write(name);
+        await lore.waitMark(marks + 1);
+        return { pending };
+      };
       assert.equal((await write('b0')).status, 200);
       const expected: Record<string, number | 'all-or-nothing'> = { b0: BATCH };
 
@@ -77,13 +84,8 @@ for (const backend of backends()) {
       const trials = [0.1, 0.5, 0.9, 'embedding'] as const;
       for (const [k, when] of trials.entries()) {
         const name = `k${k}`;
-        const marks = lore.marks;
-        const pending = write(name);
-        if (when === 'embedding') await sleep(5);
-        else {
-          await lore.waitMark(marks + 1);
-          await sleep(PAUSE_MS * when);
-        }
+        const pending = when === 'embedding' ? write(name) : (await writeHeldOpen(name)).pending;
+        await sleep(when === 'embedding' ? 5 : PAUSE_MS * when);
         lore.process.kill('SIGKILL');
         await lore.exited;
         await pending;
@@ -94,9 +96,7 @@ for (const backend of backends()) {
       }
 
       // SIGTERM during a write: the request completes, then the process exits 0.
-      const marks = lore.marks;
-      const pending = write('t0');
-      await lore.waitMark(marks + 1);
+      const { pending } = await writeHeldOpen('t0');
       lore.process.kill('SIGTERM');
       assert.equal((await pending).status, 200, 'the write in flight at SIGTERM completes');
       assert.equal(await lore.exited, 0);
@@ -105,9 +105,7 @@ for (const backend of backends()) {
 
       // A second SIGTERM does not wait: exit 1, and the write it cut is not committed.
       lore = await startLore(env);
-      const before = lore.marks;
-      const cut = write('t1');
-      await lore.waitMark(before + 1);
+      const { pending: cut } = await writeHeldOpen('t1');
       lore.process.kill('SIGTERM');
       await sleep(50);
       lore.process.kill('SIGTERM');

@@ -26,9 +26,8 @@ export function defaultEmbedder(): Promise<Embedder> {
   return realEmbedder;
 }
 
-/** A fresh database: in-memory PGlite, or a new database on the test PostgreSQL server. */
-async function freshDb(backend: Backend): Promise<{ db: Db; drop: () => Promise<void> }> {
-  if (backend === 'pglite') return { db: await openPglite(undefined), drop: async () => {} };
+/** A new database on the test PostgreSQL server (LORE_TEST_DATABASE_URL): its URL, and its removal. */
+export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const serverUrl = process.env.LORE_TEST_DATABASE_URL!;
   const name = `lore_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -37,9 +36,8 @@ async function freshDb(backend: Backend): Promise<{ db: Db; drop: () => Promise<
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const db = await openPostgres(url.toString(), 4);
   return {
-    db,
+    url: url.toString(),
     drop: async () => {
       const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
@@ -47,6 +45,13 @@ async function freshDb(backend: Backend): Promise<{ db: Db; drop: () => Promise<
       await client.end();
     },
   };
+}
+
+/** A fresh database: in-memory PGlite, or a new database on the test PostgreSQL server. */
+async function freshDb(backend: Backend): Promise<{ db: Db; drop: () => Promise<void> }> {
+  if (backend === 'pglite') return { db: await openPglite(undefined), drop: async () => {} };
+  const database = await freshPostgresDatabase();
+  return { db: await openPostgres(database.url, 4), drop: database.drop };
 }
 
 export interface Response<T = any> {

@@ -10,8 +10,8 @@ import { readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { MASTER_KEY } from './helpers.js';
-import { call, freshPostgresDatabase, startLoreProcess, type Lore } from './processes.js';
+import { freshPostgresDatabase, MASTER_KEY } from './helpers.js';
+import { call, startLoreProcess, type Lore } from './processes.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const PER_CREDENTIAL = 30;

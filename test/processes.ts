@@ -1,10 +1,7 @@
 /** Lore as child processes, for tests of crashes, restarts and several processes. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { MASTER_KEY } from './helpers.js';
-
 
 export interface Lore { process: ChildProcess; url: string; marks: number; exited: Promise<number | null>; waitMark(after: number): Promise<void> }
 
@@ -58,24 +55,3 @@ export async function call(lore: Lore, method: string, url: string, token: strin
   return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as any };
 }
 
-
-/** A new database on the test PostgreSQL server: its URL, and its removal. */
-export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const server = process.env.LORE_TEST_DATABASE_URL!;
-  const name = `lore_proc_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: server });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
