@@ -289,7 +289,8 @@ async function insertChunks(
                  FROM collection_stats WHERE collection_id = $1) s`,
     [collectionId, terms, ids, tfs, lengths, Math.max(1, totalLength / rows.length)],
   );
-  // Sorted so concurrent writers lock statistics rows in the same order (no deadlocks).
+  // Sorted, so rows are locked in one order (writers of a collection already queue on its
+  // statistics row first: see lockCollection).
   const dfTerms = [...df.keys()].sort();
   await tx.query(
     `INSERT INTO collection_terms (collection_id, term, df)

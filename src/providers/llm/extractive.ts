@@ -39,11 +39,11 @@ const WIDE_START = /^[\p{Ps}\p{Pi}"']*[\p{Script=Han}\p{Script=Hiragana}\p{Scrip
  * between deltas when `signal` aborts, rejecting with its reason.
  */
 export function createExtractiveProvider(options: ExtractiveProviderOptions = {}): AnswerProvider {
-  const limits = { maxSentences: options.maxSentences ?? 3, maxChars: options.maxChars ?? 600, similarity: options.similarity };
+  const limits = { maxSentences: options.maxSentences ?? 3, maxChars: options.maxChars ?? 600 };
   return {
     provider: 'lore',
     model: 'extractive-1',
-    stream: (request, signal) => streamAnswer(request, limits, signal),
+    stream: (request, signal) => streamAnswer(request, limits, options.similarity, signal),
   };
 }
 
@@ -84,11 +84,12 @@ function cosine(a: Float32Array, b: Float32Array): number {
 
 async function* streamAnswer(
   request: AnswerRequest,
-  limits: { maxSentences: number; maxChars: number; similarity: Similarity | undefined },
+  limits: { maxSentences: number; maxChars: number },
+  similarity: Similarity | undefined,
   signal: AbortSignal,
 ): AsyncGenerator<AnswerChunk> {
   signal.throwIfAborted();
-  const answer = compose(await selectAnswer(request.question, request.passages, limits, limits.similarity));
+  const answer = compose(await selectAnswer(request.question, request.passages, limits, similarity));
   signal.throwIfAborted();
   let first = true;
   for (const delta of deltas(answer)) {
