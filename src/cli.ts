@@ -7,9 +7,13 @@ const USAGE = `Usage:
   lore org list [--json]                         list organisations
   lore token create --org ID [--json]            issue another API token for an organisation
   lore token revoke --id TOKEN_ID                revoke an API token
+  lore export FILE                               copy the whole instance into FILE (gzip'd JSON lines; - for stdout)
+  lore import FILE [--replace]                   load an export into an empty database (--replace: replace what it holds)
 
 Admin commands call a running server: --url (default http://127.0.0.1:$PORT or 3000)
-and --master-key (default $LORE_MASTER_KEY).`;
+and --master-key (default $LORE_MASTER_KEY). export and import work on the database itself:
+DATABASE_URL when set, else the embedded one in LORE_DATA_DIR (default ./.lore), which no
+server may be using at the time.`;
 
 /** Calls an admin route; prints the JSON body or a readable summary. Exit code 1 on failure. */
 async function admin(method: string, path: string, body: unknown, values: Record<string, unknown>): Promise<unknown> {
@@ -48,6 +52,7 @@ async function main(argv: string[]): Promise<void> {
       json: { type: 'boolean', default: false },
       url: { type: 'string' },
       'master-key': { type: 'string' },
+      replace: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -82,6 +87,11 @@ async function main(argv: string[]): Promise<void> {
     if (!values.id) fail('token revoke needs --id');
     await admin('DELETE', `/tokens/${encodeURIComponent(values.id)}`, undefined, values);
     return print({ revoked: values.id }, `Revoked ${values.id}.`);
+  }
+  if (noun === 'export' || noun === 'import') {
+    if (!verb) fail(`${noun} needs a FILE (- for standard ${noun === 'export' ? 'output' : 'input'})`);
+    const { exportCommand, importCommand } = await import('./transferCli.js');
+    return noun === 'export' ? exportCommand(verb) : importCommand(verb, { replace: values.replace });
   }
   fail(`unknown command "${positionals.join(' ')}"\n\n${USAGE}`);
 }

@@ -50,14 +50,18 @@ function splitStatements(sql: string): string[] {
  * migrate().
  */
 export async function ensureVectorIndex(db: Db, dimensions: number): Promise<void> {
+  const sql = vectorIndexSql(dimensions);
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    await tx.query(sql);
+  });
+}
+
+/** Creates the HNSW index (cosine) of the vectors of one dimension, unless it exists. */
+export function vectorIndexSql(dimensions: number): string {
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4000) {
     throw new Error(`Unsupported embedding dimension ${dimensions}`);
   }
-  await db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
-    await tx.query(
-      `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw_${dimensions} ON chunk_vectors
-         USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`,
-    );
-  });
+  return `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw_${dimensions} ON chunk_vectors
+    USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`;
 }

@@ -1,0 +1,143 @@
+/** `lore export` and `lore import`: the whole instance to a file and back (storage/transfer.ts). */
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import cliProgress from 'cli-progress';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { hashSecret } from './domain/credentials.js';
+import type { Db } from './storage/db.js';
+import { migrate } from './storage/migrate.js';
+import { openPglite } from './storage/pglite.js';
+import { openPostgres } from './storage/postgres.js';
+import { exportInstance, importInstance, TransferError, type Progress } from './storage/transfer.js';
+
+const MASTER_KEY_FILE = 'master-key.sha256';
+
+function fail(message: string): never {
+  process.stderr.write(`lore: ${message}\n`);
+  process.exit(1);
+}
+
+function config(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+}
+
+function describe(c: Config): string {
+  return c.databaseUrl ? `PostgreSQL (${new URL(c.databaseUrl).host})` : `PGlite in ${c.dataDir}`;
+}
+
+/** Opens the configured database at this Lore's schema (as a start would). */
+async function open(c: Config): Promise<Db> {
+  let db: Db;
+  try {
+    db = c.databaseUrl ? await openPostgres(c.databaseUrl, 2) : await openPglite(c.dataDir);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  await migrate(db);
+  return db;
+}
+
+/** A progress bar on a terminal's stderr (nothing when stderr is a file or a pipe). */
+function progressBar(verb: string): { progress: Progress; stop(): void } {
+  const bar = new cliProgress.SingleBar(
+    { format: `${verb} {table} |{bar}| {percentage}% · {value}/{total} rows · {eta_formatted} left`, stream: process.stderr, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    progress(table, done, total) {
+      if (!started) bar.start(total, done, { table });
+      started = true;
+      bar.update(done, { table });
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+const count = (n: number) => n.toLocaleString('en');
+
+export async function exportCommand(file: string): Promise<void> {
+  const c = config();
+  const db = await open(c);
+  const keyFile = path.join(c.dataDir, MASTER_KEY_FILE);
+  const masterKeyHash = c.masterKey
+    ? hashSecret(c.masterKey).toString('hex')
+    : existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined;
+  // Written beside the target and renamed when complete: a failed export leaves no file that looks whole.
+  const partial = file === '-' ? undefined : `${file}.partial`;
+  const out: Writable = partial ? createWriteStream(partial, { mode: 0o600 }) : process.stdout;
+  const bar = progressBar('exporting');
+  const started = performance.now();
+  try {
+    const header = await exportInstance(db, out, { masterKeyHash, progress: bar.progress });
+    bar.stop();
+    if (partial) renameSync(partial, file);
+    const rows = Object.values(header.tables).reduce((sum, n) => sum + n, 0);
+    process.stderr.write(
+      `Exported ${describe(c)} (schema ${header.schema}) to ${file === '-' ? 'standard output' : file} in ${((performance.now() - started) / 1000).toFixed(1)} s: ` +
+        `${count(header.tables.organisations!)} organisations, ${count(header.tables.collections!)} collections, ` +
+        `${count(header.tables.entries!)} entries, ${count(header.tables.chunks!)} chunks, ${count(rows)} rows in all.\n`,
+    );
+  } catch (error) {
+    bar.stop();
+    if (partial) rmSync(partial, { force: true });
+    if (error instanceof TransferError) fail(error.message);
+    throw error;
+  } finally {
+    await db.close();
+  }
+}
+
+export async function importCommand(file: string, options: { replace: boolean }): Promise<void> {
+  const c = config();
+  let input: Readable = process.stdin;
+  if (file !== '-') {
+    if (!existsSync(file)) fail(`${file}: no such file`);
+    input = createReadStream(file);
+  }
+  const db = await open(c);
+  const bar = progressBar('importing');
+  const started = performance.now();
+  try {
+    const { header, rows, models } = await importInstance(db, input, { replace: options.replace, progress: bar.progress });
+    bar.stop();
+    process.stderr.write(
+      `Imported ${count(rows)} rows (${count(header.tables.organisations!)} organisations, ${count(header.tables.entries!)} entries, ` +
+        `${count(header.tables.chunks!)} chunks) from a ${header.source} export of ${header.exported_at} into ${describe(c)} ` +
+        `in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
+    );
+    if (models.length > 0) {
+      process.stderr.write(`Chunks were embedded with ${models.map((m) => `${m.model} (${m.dims} dimensions, ${count(m.chunks)} chunks)`).join(', ')}; start Lore with the same embedding model to search them.\n`);
+    }
+    adoptMasterKey(c, header.master_key_sha256);
+  } catch (error) {
+    bar.stop();
+    // A row the database refuses (a damaged or edited file) is reported like any other problem.
+    fail(`${error instanceof TransferError ? '' : 'The import failed: '}${(error as Error).message}. Nothing was imported.`);
+  } finally {
+    await db.close();
+  }
+}
+
+/** The export's master key becomes this instance's when it has none of its own yet. */
+function adoptMasterKey(c: Config, exported: string | undefined): void {
+  if (!exported) return;
+  const keyFile = path.join(c.dataDir, MASTER_KEY_FILE);
+  if (c.masterKey) {
+    if (hashSecret(c.masterKey).toString('hex') !== exported) process.stderr.write('The master key stays LORE_MASTER_KEY (the exported instance had another).\n');
+    return;
+  }
+  if (existsSync(keyFile)) {
+    if (readFileSync(keyFile, 'utf8').trim() !== exported) process.stderr.write(`The master key stays the one in ${keyFile} (the exported instance had another).\n`);
+    return;
+  }
+  mkdirSync(c.dataDir, { recursive: true });
+  writeFileSync(keyFile, `${exported}\n`, { mode: 0o600 });
+  process.stderr.write(`The exported instance's master key is this one's too (its hash is now in ${keyFile}).\n`);
+}
