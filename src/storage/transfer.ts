@@ -275,10 +275,12 @@ export async function importInstance(
     const models = await tx.query<{ model: string; dims: number; chunks: number }>(
       'SELECT model, dims, count(*)::int AS chunks FROM chunks GROUP BY model, dims ORDER BY chunks DESC',
     );
+    options.progress?.('(building the vector index)', done, total);
     for (const dims of new Set(models.map((m) => m.dims))) await tx.query(vectorIndexSql(dims));
     return { header, rows: done, models };
   });
-  // Fresh planner statistics (and, on PostgreSQL, all-visible pages for index-only scans).
+  // Fresh planner statistics (and all-visible pages for index-only scans).
+  options.progress?.('(analysing)', result.rows, result.rows);
   await db.exec('VACUUM (ANALYZE)');
   return result;
 }
