@@ -67,7 +67,7 @@ describe('two Lore processes on one PostgreSQL and one Redis', { skip: process.e
     assert.deepEqual(statuses.slice(PER_CREDENTIAL), [429, 429]);
   });
 
-  it('applies a revoked token, a revoked key and answer credits on both at once, a usage quota within a second', async () => {
+  it('applies a revoked token, a revoked key, answer credits and a usage quota on both at once (the quota to the other's plain requests within a second)', async () => {
     const org = (await call(a, 'POST', '/api/v1/admin/organisations', MASTER_KEY, { name: 'Admin' })).body;
     const second = (await call(a, 'POST', `/api/v1/admin/organisations/${org.data.id}/tokens`, MASTER_KEY)).body;
     assert.equal((await call(b, 'GET', '/api/v1/collections', second.token)).status, 200);
@@ -87,7 +87,8 @@ describe('two Lore processes on one PostgreSQL and one Redis', { skip: process.e
     assert.equal((await ask(b)).status, 200);
     assert.equal((await ask(a)).status, 402, 'the last credit was taken by the other process');
 
-    assert.equal((await call(b, 'PATCH', `/api/v1/admin/organisations/${org.data.id}`, MASTER_KEY, { usage_quota: 1 })).status, 200);
+    assert.equal((await call(b, 'PATCH', `/api/v1/admin/organisations/${org.data.id}`, MASTER_KEY, { answer_credits: null, usage_quota: 1 })).status, 200);
+    assert.equal((await ask(a)).status, 402, 'the quota set through one process refuses the next answer on the other at once');
     let refused = false;
     for (let i = 0; i < 25 && !refused; i++) {
       refused = (await call(a, 'GET', '/api/v1/collections', org.token)).status === 402;

@@ -93,8 +93,35 @@ for (const backend of backends()) {
       assert.equal((await server.call('GET', '/api/v1/collections', { token: other.token })).status, 200, 'other organisations are not affected');
 
       await setLimits(org.id, { usage_quota: null });
-      await usage().flush();
-      assert.equal((await server.call('GET', '/api/v1/collections', { token: org.token })).status, 200, 'a raised quota applies within a flush');
+      assert.equal((await server.call('GET', '/api/v1/collections', { token: org.token })).status, 200, 'a raised quota applies to the next request');
+    });
+
+    it('applies an admin change to the very next answer: quota 0, credits lowered, quota raised again', async () => {
+      const org = await server.createOrg();
+      const collection = (await server.call('POST', '/api/v1/collections', { token: org.token, body: { name: 'Docs' } })).body.data.id;
+      await server.call('POST', `/api/v1/collections/${collection}/entries`, { token: org.token, body: { title: 'Refunds', raw_text: 'Refunds are paid within five working days.' } });
+      const bot = (await server.call('POST', '/api/v1/integrations', { token: org.token, body: { type: 'chatbot', name: 'Bot', collection_ids: [collection] } })).body.data.id;
+      const chat = async () => (await server.call('POST', `/api/v1/integrations/${bot}/chat`, { token: org.token, body: { message: 'How are refunds paid?', stream: false } })).status;
+      const summarise = async () => (await server.call('GET', `/api/v1/integrations/${bot}/summarise?query=refunds`, { token: org.token })).status;
+      assert.equal(await chat(), 200);
+      await setLimits(org.id, { usage_quota: 0 });
+      assert.equal(await chat(), 402, 'quota 0: the next chat');
+      assert.equal(await summarise(), 402, 'quota 0: the next summary');
+      await setLimits(org.id, { usage_quota: null, answer_credits: 0 });
+      assert.equal(await chat(), 402, 'no credits left: the next chat');
+      await setLimits(org.id, { answer_credits: 1 });
+      assert.equal(await summarise(), 200);
+      assert.equal(await summarise(), 402, 'the one credit was spent');
+    });
+
+    it('applies a quota changed in the database by another process to the next answer here', async () => {
+      const org = await server.createOrg();
+      const scope = { organisationId: org.id };
+      assert.ok(await usage().countRequest(scope));
+      assert.ok(await usage().reserveCredit(scope), 'known here: no quota');
+      await server.container.db.query('UPDATE organisations SET usage_quota = 0 WHERE id = $1', [org.id]);
+      assert.equal(await usage().reserveCredit(scope), null, 'the quota is read with the credit');
+      assert.equal(await usage().countRequest(scope), false, 'and kept for the requests that follow');
     });
 
     it('adds the counts of other processes on the same database', async () => {
@@ -122,7 +149,7 @@ describe('usage counters in memory', () => {
     let time = Date.UTC(2026, 0, 31, 23, 59, 59);
     const service = createUsageService({
       usage: {
-        takeCredit: async () => 'unlimited',
+        takeCredit: async () => ({ credit: 'unlimited', usageQuota: 2 }),
         returnCredit: async () => {},
         month: async () => ({ answerCredits: null, usageQuota: 2, requests: 0, answers: 0 }),
         totals: async () => [],

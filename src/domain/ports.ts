@@ -331,9 +331,12 @@ export interface UsageMonth {
 export interface UsageRepository {
   /**
    * Takes one answer credit in one atomic statement, so concurrent callers never take more
-   * than there are: 'taken', 'unlimited' (credits are null; nothing taken) or 'exhausted'.
+   * than there are, and only while `requests` (the month's, as the caller counts them) is
+   * within the organisation's usage quota as stored now. `credit`: 'taken', 'unlimited'
+   * (credits are null; nothing taken) or 'exhausted' (nothing taken: none left, or over
+   * quota); `usageQuota`: the quota read in the same statement.
    */
-  takeCredit(scope: Scope): Promise<'taken' | 'unlimited' | 'exhausted'>;
+  takeCredit(scope: Scope, requests: number): Promise<{ credit: 'taken' | 'unlimited' | 'exhausted'; usageQuota: number | null }>;
   /** Gives one credit back; nothing happens when the organisation's credits are unlimited. */
   returnCredit(scope: Scope): Promise<void>;
   /** Credits, quota and the stored counters of `period` (zeros when nothing was stored yet). */

@@ -34,6 +34,11 @@ export interface UsageService {
    * `usage_quota`.
    */
   reserveCredit(scope: Scope): Promise<Reservation | null>;
+  /**
+   * Drops what this process knows of the organisation's quota and stored counts (an admin
+   * changed them): its next request reads them again. Counts not yet written are kept.
+   */
+  forget(organisationId: number): void;
   /** Gives a reservation back (credit and answer count). Idempotent per reservation. */
   refund(scope: Scope, reservation: Reservation): Promise<void>;
   /** The organisation's credits, quota and this month's counts. */
@@ -178,11 +183,18 @@ export function createUsageService(deps: {
     async reserveCredit(scope) {
       const period = periodOf(now());
       const known = await month(scope, period);
-      if (known.quota !== null && known.stored + unwritten(scope.organisationId, period).requests > known.quota) return null;
-      const taken = await usage.takeCredit(scope);
-      if (taken === 'exhausted') return null;
+      const requests = known.stored + unwritten(scope.organisationId, period).requests;
+      // The quota comes fresh from the statement that takes the credit: an admin's change
+      // applies to the next answer on every process (other processes' counts within a flush).
+      const { credit, usageQuota } = await usage.takeCredit(scope, requests);
+      known.quota = usageQuota;
+      if (credit === 'exhausted' || (usageQuota !== null && requests > usageQuota)) return null;
       bump(scope.organisationId, period, 0, 1);
-      return Object.freeze({ period, credit: taken === 'taken' });
+      return Object.freeze({ period, credit: credit === 'taken' });
+    },
+
+    forget(organisationId) {
+      months.delete(organisationId);
     },
 
     async refund(scope, reservation) {

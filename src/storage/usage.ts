@@ -3,19 +3,21 @@ import type { Db } from './db.js';
 
 export function createUsageRepository(db: Db): UsageRepository {
   return {
-    async takeCredit(scope) {
+    async takeCredit(scope, requests) {
       // One statement: the conditional UPDATE is the atomic part (row lock, re-checked
-      // `> 0`); the second subquery tells unlimited (null) from exhausted (0).
-      const [row] = await db.query<{ taken: boolean; unlimited: boolean }>(
+      // credits and quota); the reads tell unlimited (null) from exhausted and return the
+      // quota as stored now, so an admin's change applies to the very next answer, whichever
+      // process serves it.
+      const [row] = await db.query<{ taken: boolean; unlimited: boolean; quota: number | null }>(
         `WITH taken AS (
            UPDATE organisations SET answer_credits = answer_credits - 1
-            WHERE id = $1 AND answer_credits > 0 RETURNING id)
-         SELECT EXISTS (SELECT 1 FROM taken) AS taken,
-                EXISTS (SELECT 1 FROM organisations WHERE id = $1 AND answer_credits IS NULL) AS unlimited`,
-        [scope.organisationId],
+            WHERE id = $1 AND answer_credits > 0 AND (usage_quota IS NULL OR $2 <= usage_quota) RETURNING id)
+         SELECT EXISTS (SELECT 1 FROM taken) AS taken, o.answer_credits IS NULL AS unlimited, o.usage_quota AS quota
+           FROM organisations o WHERE o.id = $1`,
+        [scope.organisationId, requests],
       );
-      if (row!.taken) return 'taken';
-      return row!.unlimited ? 'unlimited' : 'exhausted';
+      if (!row) return { credit: 'exhausted', usageQuota: null };
+      return { credit: row.taken ? 'taken' : row.unlimited ? 'unlimited' : 'exhausted', usageQuota: row.quota };
     },
 
     async returnCredit(scope) {

@@ -11,7 +11,7 @@ const TokenCreated = Type.Object({ token: Type.String(), token_id: Type.String()
 
 /** Instance administration (Authorization: Bearer <LORE_MASTER_KEY>): organisations and API v1 tokens. */
 export async function adminRoutes(app: App): Promise<void> {
-  const { organisations, masterKeyHash, config } = app.deps;
+  const { organisations, usage, masterKeyHash, config } = app.deps;
   app.addHook('onRequest', masterAuth(masterKeyHash));
   const tags = ['admin'];
 
@@ -46,7 +46,13 @@ export async function adminRoutes(app: App): Promise<void> {
       }),
       response: { 200: Data(Organisation), ...errorResponses },
     },
-  }, async (request) => ({ data: await organisations.update(Number(request.params.id), request.body) }));
+  }, async (request) => {
+    const updated = await organisations.update(Number(request.params.id), request.body);
+    // This process applies a new quota to the very next request (others: answers at once,
+    // other requests within one usage flush).
+    usage.forget(updated.id);
+    return { data: updated };
+  });
 
   app.post('/organisations/:id/tokens', {
     schema: { tags, summary: 'Issue another API v1 token (shown once)', params: OrgId, response: { 201: TokenCreated, 404: Message } },
