@@ -27,6 +27,7 @@ import { createConversationRepository } from './storage/conversations.js';
 import { createCollectionRepository } from './storage/collections.js';
 import type { Db } from './storage/db.js';
 import { createEntryRepository } from './storage/entries.js';
+import { createMaintenance } from './storage/maintenance.js';
 import { createInstanceSettingsRepository } from './storage/instanceSettings.js';
 import { createIntegrationRepository } from './storage/integrations.js';
 import { createSearchRepository } from './storage/search.js';
@@ -85,7 +86,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
 
   const organisationRepository = createOrganisationRepository(db);
   const collectionRepository = createCollectionRepository(db);
-  const entryRepository = createEntryRepository(db, embedder);
+  const entryRepository = createEntryRepository(db, embedder, createMaintenance(db, { log: (error) => process.emitWarning(`Index maintenance failed: ${String(error)}`) }));
   const ingestion = createIngestion({ embedder, entries: entryRepository, queueLimit: config.ingestQueue });
   const integrations = createIntegrationService({ integrations: createIntegrationRepository(db) });
   const usage = createUsageService({

@@ -67,7 +67,7 @@ describe('two Lore processes on one PostgreSQL and one Redis', { skip: process.e
     assert.deepEqual(statuses.slice(PER_CREDENTIAL), [429, 429]);
   });
 
-  it('applies a revoked token, a revoked key, answer credits and a usage quota on both at once (the quota to the other's plain requests within a second)', async () => {
+  it('applies a revoked token, a revoked key, answer credits and a usage quota on both at once (plain requests on the other within a second)', async () => {
     const org = (await call(a, 'POST', '/api/v1/admin/organisations', MASTER_KEY, { name: 'Admin' })).body;
     const second = (await call(a, 'POST', `/api/v1/admin/organisations/${org.data.id}/tokens`, MASTER_KEY)).body;
     assert.equal((await call(b, 'GET', '/api/v1/collections', second.token)).status, 200);

@@ -3,6 +3,7 @@ import type { Entry, PreparedChunk, Scope } from '../domain/model.js';
 import { SourceConflictError, type EntryRepository, type EntryWrite, type EntryWriteResult } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
+import { createMaintenance, type Maintenance } from './maintenance.js';
 import { iso, parseVector, vectorLiteral } from './sql.js';
 
 const COLUMNS = `id, collection_id, title, raw_text, meta, searchable_meta, source_url, source_type, source_id,
@@ -10,33 +11,11 @@ const COLUMNS = `id, collection_id, title, raw_text, meta, searchable_meta, sour
 
 const UNIQUE_VIOLATION = '23505';
 
-/**
- * Planner statistics go stale as chunks are written, and the planner then stops using the
- * HNSW index (measured: 327 ms exact scan vs 14 ms HNSW at 13k chunks on PGlite, which has
- * no autovacuum; 296 ms vs 14 ms at 100k chunks on PostgreSQL right after a bulk load,
- * before autovacuum caught up). Re-analyse after every ANALYZE_EVERY written chunks, off
- * the request path, on both backends.
- */
-const ANALYZE_EVERY = 2_000;
-
-export function createEntryRepository(db: Db, embeddingModel: { model: string; dimensions: number }): EntryRepository {
-  let writtenSinceAnalyze = ANALYZE_EVERY / 20;
-  const noteWritten = (chunks: number) => {
-    writtenSinceAnalyze += chunks;
-    if (writtenSinceAnalyze < ANALYZE_EVERY) return;
-    writtenSinceAnalyze = 0;
-    // VACUUM also marks pages all-visible, so postings are read by index-only scans (without,
-    // PGlite's lexical pass measured 15.8 ms instead of 4.4 at 100k chunks). On PGlite it
-    // holds the one connection, so chunk_vectors is only re-analysed there: vacuuming its
-    // HNSW index after 2,000 deleted chunks took 34 s at 100k chunks, chunk_terms 0.9 s.
-    // (One statement per exec: VACUUM cannot run in a multi-statement string.)
-    const maintenance =
-      db.backend === 'postgres'
-        ? ['VACUUM (ANALYZE) chunks, chunk_vectors, chunk_terms, collection_terms']
-        : ['VACUUM (ANALYZE) chunks, chunk_terms, collection_terms', 'ANALYZE chunk_vectors'];
-    setImmediate(() => void maintenance.reduce((done, sql) => done.then(() => db.exec(sql)), Promise.resolve()).catch(() => {}));
-  };
-
+export function createEntryRepository(
+  db: Db,
+  embeddingModel: { model: string; dimensions: number },
+  maintenance: Maintenance = createMaintenance(db),
+): EntryRepository {
   return {
     async list(scope, collectionId, { page, perPage }) {
       const [count] = await db.query<{ total: number }>(
@@ -81,8 +60,7 @@ export function createEntryRepository(db: Db, embeddingModel: { model: string; d
     },
 
     async write(scope, collectionId, writes) {
-      noteWritten(writes.reduce((n, w) => n + (w.chunks?.length ?? 0), 0));
-      return db.transaction(async (tx) => {
+      const written = await db.transaction(async (tx) => {
         await lockCollection(tx, collectionId);
         const results: EntryWriteResult[] = [];
         const reindex: { entryId: string; chunks: PreparedChunk[]; existed: boolean }[] = [];
@@ -101,6 +79,8 @@ export function createEntryRepository(db: Db, embeddingModel: { model: string; d
         }
         return results;
       });
+      maintenance.noteWritten(writes.reduce((n, w) => n + (w.chunks?.length ?? 0), 0));
+      return written;
     },
 
     async delete(scope, collectionId, entryId) {

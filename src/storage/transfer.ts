@@ -24,9 +24,9 @@ export const EXPORT_FORMAT = 'lore-export';
 export const EXPORT_VERSION = 1;
 
 /**
- * Every table of the schema (schema_migrations aside) in an order its foreign keys accept,
- * with the columns that order its rows. An export refuses to run when the database has a
- * table missing here, so a new table cannot be silently left behind.
+ * Every table of the schema in an order its foreign keys accept, with the columns that
+ * order its rows — but NOT_COPIED. An export refuses to run when the database has a table
+ * missing from both, so a new table cannot be silently left behind.
  */
 export const TABLES: readonly { name: string; key: string }[] = [
   { name: 'organisations', key: 'id' },
@@ -51,6 +51,9 @@ export const TABLES: readonly { name: string; key: string }[] = [
   { name: 'conversation_messages', key: 'seq' },
   { name: 'instance_settings', key: 'key' },
 ];
+
+/** The schema's own version, and the processes' maintenance bookkeeping (storage/maintenance.ts). */
+export const NOT_COPIED: readonly string[] = ['schema_migrations', 'maintenance_jobs'];
 
 /** Rows fetched from a cursor, and the most a batch of inserted rows may hold. */
 const FETCH_ROWS = 2_000;
@@ -85,9 +88,9 @@ async function schemaVersion(db: Queryable): Promise<string> {
 async function checkTablesKnown(db: Queryable): Promise<void> {
   const rows = await db.query<{ name: string }>(
     `SELECT table_name AS name FROM information_schema.tables
-     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'schema_migrations'`,
+     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
   );
-  const known = new Set(TABLES.map((t) => t.name));
+  const known = new Set([...TABLES.map((t) => t.name), ...NOT_COPIED]);
   const unknown = rows.map((r) => r.name).filter((name) => !known.has(name));
   if (unknown.length > 0) throw new TransferError(`Tables this version of Lore cannot copy: ${unknown.sort().join(', ')}`);
 }
