@@ -29,8 +29,8 @@ type Cred = (typeof CREDS)[number];
  */
 const WIDGET_MATRIX: Record<string, readonly number[]> = {
   //                              origin oOrig none secret oSec  secB  kWith kW/o  kLim  keyB  revoked
-  // config is public: it needs no credential and ignores any (SPEC: presentation config, no secrets).
-  'GET config (chat)':            [200,  200,  200,  200,  200,  200,  200,  200,  200,  200,  200],
+  // config: "authorised by page origin on the widget's websites list" (SPEC), or a bearer, like the rest.
+  'GET config (chat)':            [200,  403,  401,  200,  401,  401,  200,  403,  403,  403,  401],
   'GET search':                   [200,  403,  401,  200,  401,  401,  200,  403,  403,  403,  401],
   'GET summarize':                [200,  403,  401,  200,  401,  401,  200,  403,  403,  403,  401],
   'POST chat':                    [200,  403,  401,  200,  401,  401,  200,  403,  403,  403,  401],
@@ -177,7 +177,7 @@ for (const backend of backends()) {
       const chatW = () => ({ widget: a.chat, otherW: a.search, bW: b.chat });
       const searchW = () => ({ widget: a.search, otherW: a.chat, bW: b.search });
       const rows: Record<string, Row> = {
-        'GET config (chat)': { method: 'GET', ...chatW(), permission: 'search', without: 'chat', path: 'config' },
+        'GET config (chat)': { method: 'GET', ...chatW(), permission: 'chat', without: 'search', path: 'config' },
         'GET search': { method: 'GET', ...searchW(), permission: 'search', without: 'chat', path: 'search?query=reset' },
         'GET summarize': { method: 'GET', ...searchW(), permission: 'summarize', without: 'search', path: 'summarize?query=reset&stream=false' },
         'POST chat': { method: 'POST', ...chatW(), permission: 'chat', without: 'search', path: 'chat', body: { message: 'reset?', stream: false } },
@@ -244,7 +244,7 @@ for (const backend of backends()) {
 
     it('B-targeted cells never carry A’s data', async () => {
       const cells: Array<[string, string, string, { token?: string; headers?: Record<string, string> }, number, unknown?]> = [
-        ['B config', 'GET', widgetPath(b.chat, 'config'), {}, 200],
+        ['B config', 'GET', widgetPath(b.chat, 'config'), { headers: { origin: ORIGIN_B } }, 200],
         ['B search × B origin', 'GET', widgetPath(b.search, 'search?query=reset'), { headers: { origin: ORIGIN_B } }, 200],
         ['B search × A origin', 'GET', widgetPath(b.search, 'search?query=reset'), { headers: { origin: ORIGIN_A } }, 403],
         ['B search × A secret', 'GET', widgetPath(b.search, 'search?query=reset'), { token: a.search.secret }, 401],

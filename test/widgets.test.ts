@@ -158,8 +158,8 @@ for (const backend of backends()) {
     });
 
     describe('config', () => {
-      it('serves the presentation config publicly, cacheable with an ETag', async () => {
-        const res = await widgetCall('GET', chatWidget.key, 'config');
+      it('serves the presentation config to its websites, cacheable with an ETag, varying by Origin', async () => {
+        const res = await widgetCall('GET', chatWidget.key, 'config', { origin: ORIGIN });
         assert.equal(res.status, 200);
         assert.deepEqual(res.body, {
           type: 'chatbot', name: 'Helper', variant: 'bubble', accent_light: '#2563eb', accent_dark: '#60a5fa', theme: 'auto',
@@ -167,13 +167,36 @@ for (const backend of backends()) {
           prompts: ['How do I reset?'], avatar: null, debounce: 1000, default_language: 'en',
         });
         assert.equal(res.headers['cache-control'], 'public, max-age=300');
-        assert.equal(res.headers['access-control-allow-origin'], undefined);
+        assert.equal(res.headers['access-control-allow-origin'], ORIGIN);
+        assert.equal(res.headers.vary, 'Origin');
         const etag = String(res.headers.etag);
-        assert.equal((await widgetCall('GET', chatWidget.key, 'config', { headers: { 'if-none-match': etag } })).status, 304);
+        assert.equal((await widgetCall('GET', chatWidget.key, 'config', { origin: ORIGIN, headers: { 'if-none-match': etag } })).status, 304);
         const search = await widgetCall('GET', searchWidget.key, 'config', { origin: ORIGIN });
         assert.equal(search.body.type, 'search');
         assert.equal(search.body.variant, 'modal');
         assert.equal(search.headers['access-control-allow-origin'], ORIGIN);
+      });
+
+      it('refuses a page off the websites list with 403 and a request without Origin or credential with 401; a bearer the widget accepts reads it privately', async () => {
+        const stranger = await widgetCall('GET', chatWidget.key, 'config', { origin: 'https://evil.example' });
+        assert.deepEqual([stranger.status, stranger.body], [403, { message: 'This website is not allowed to use this widget.' }]);
+        assert.equal(stranger.headers.vary, 'Origin', 'a shared cache cannot hand this answer to another site');
+        assert.equal(stranger.headers['access-control-allow-origin'], undefined);
+        const cached = await widgetCall('GET', chatWidget.key, 'config', { origin: 'https://evil.example', headers: { 'if-none-match': '*' } });
+        assert.equal(cached.status, 403, 'no 304 for an unlisted page either');
+        const anonymous = await widgetCall('GET', chatWidget.key, 'config');
+        assert.deepEqual([anonymous.status, Object.keys(anonymous.body)], [401, ['message']]);
+        // Server-side (no Origin) with the widget's secret or an API key with the permission.
+        for (const bearer of [chatWidget.secret, await apiKey(['chat'])]) {
+          const server = await widgetCall('GET', chatWidget.key, 'config', { bearer });
+          assert.equal(server.status, 200);
+          assert.equal(server.body.type, 'chatbot');
+          assert.equal(server.headers['cache-control'], 'private, max-age=300');
+        }
+        assert.equal((await widgetCall('GET', chatWidget.key, 'config', { bearer: searchWidget.secret })).status, 401, "another widget's secret");
+        // A page Lore serves itself (same-origin GET: no Origin header) is its host's page.
+        const sameOrigin = await widgetCall('GET', chatWidget.key, 'config', { headers: { 'sec-fetch-site': 'same-origin', host: new URL(ORIGIN).host } });
+        assert.equal(sameOrigin.status, 200);
       });
 
       it('is 404 for an unknown organisation or widget', async () => {
@@ -294,7 +317,7 @@ for (const backend of backends()) {
         assert.equal(none.status, 403);
         assert.equal(none.headers['access-control-allow-origin'], undefined);
         const wrong = await widgetCall('GET', chatWidget.key, 'config', { origin: page, bearer: searchWidget.secret });
-        assert.equal(wrong.status, 200);
+        assert.equal(wrong.status, 401);
         assert.equal(wrong.headers['access-control-allow-origin'], undefined);
         const plain = await widgetCall('OPTIONS', chatWidget.key, 'chat', { origin: page, headers: { 'access-control-request-method': 'POST' } });
         assert.equal(plain.status, 403);

@@ -12,7 +12,7 @@ import { parseSearchParams } from '../searchParams.js';
 import { Data, errorResponses, Message, NoContent, Paginated, Timestamp } from '../schemas.js';
 import { authoriseWidget } from '../../domain/widgetAccess.js';
 import { bearer } from '../auth.js';
-import { bearerCors, loadWidget, preflightCors, preflightHeaders, widgetCors } from '../widgetAuth.js';
+import { bearerCors, loadWidget, pageOrigin, preflightCors, preflightHeaders, widgetCors } from '../widgetAuth.js';
 import { WidgetConfig } from '../widgetSchemas.js';
 import { ChatBody, ChatResponse, failures, respondChat, respondSummary, SummaryResponse } from './answers.js';
 import { presentSearch, SearchResponse, serverTiming } from './search.js';
@@ -65,8 +65,9 @@ function visitorIdentity(request: FastifyRequest): VisitorIdentity {
 }
 
 /**
- * The public widget routes: the presentation config (no secrets, cacheable for five minutes)
- * and CORS preflights. Neither needs a credential; the Origin only decides the CORS headers.
+ * The widget routes outside the widgetAuth hook: the presentation config (no secrets,
+ * cacheable for five minutes; authorised like the other widget routes, by listed Origin or
+ * bearer) and CORS preflights (no credential; the Origin decides the CORS headers).
  */
 export function widgetPublicRoutes(app: App): void {
   const { widgets } = app.deps;
@@ -74,21 +75,24 @@ export function widgetPublicRoutes(app: App): void {
   app.get('/:organisation/widgets/:widget/config', {
     schema: {
       tags,
-      summary: 'Presentation config of a widget (public; cacheable, ETag)',
-      security: [],
+      summary: 'Presentation config of a widget (for its websites, or with its secret or an API key; cacheable, ETag)',
       params: Params,
-      response: { 200: WidgetConfig, 304: Type.Null(), 404: Message },
+      response: { 200: WidgetConfig, 304: Type.Null(), 401: Message, 403: Message, 404: Message },
     },
   }, async (request, reply) => {
     const widget = await loadWidget(widgets, request);
-    // An unlisted page may read the config with a valid bearer (the SDK's preview token).
-    if (!widgetCors(request, reply, widget) && bearer(request) !== null) {
-      const how = await authoriseWidget(app.deps, widget, { origin: null, bearer: bearer(request) }, widget.type === 'chat' ? 'chat' : 'search').catch(() => null);
-      if (how) bearerCors(request, reply, how);
-    }
+    // Authorised like every widget route (SPEC.md: "by page origin on the widget's websites
+    // list"): a listed page, or a bearer the widget accepts (the SDK's preview token, a
+    // server-side fetch with the widget's secret or an API key). An unlisted Origin gets 403,
+    // no credential at all 401. `Vary: Origin` (set first, errors included) keeps a shared
+    // cache from handing one site's answer to another.
+    widgetCors(request, reply, widget);
+    const how = await authoriseWidget(app.deps, widget, { origin: pageOrigin(request), bearer: bearer(request) }, widget.type === 'chat' ? 'chat' : 'search');
+    bearerCors(request, reply, how);
     const config = presentConfig(widget.type, widget.name, widget.config);
     const etag = `"${createHash('sha256').update(JSON.stringify(config)).digest('base64url')}"`;
-    reply.header('cache-control', 'public, max-age=300').header('etag', etag);
+    // A shared cache may keep what a listed origin was given (keyed by Origin), never what a bearer was.
+    reply.header('cache-control', `${how === 'origin' ? 'public' : 'private'}, max-age=300`).header('etag', etag);
     const cached = (request.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
     if (cached.includes(etag) || cached.includes('*')) return reply.status(304).send(null);
     return config;
