@@ -13,8 +13,14 @@
  *   containing a gold answer string, the share whose citations include the gold paragraph,
  *   and the median time to the first text_delta of streamed chat.
  *
+ * - `pages`: page-bound questions on the same docs (bench/data/page-qa.jsonl: "What are the
+ *   limits here?" asked on two pages, with two different answers), each asked by chat without
+ *   and with the page the visitor is on (`context: {url, title}`); reported: gold string in the
+ *   answer and gold section cited, both ways.
+ *
  *   npm run bench:answers                           # docs; XQuAD en, de, zh, th; every question
  *   npm run bench:answers -- --sets docs
+ *   npm run bench:answers -- --sets pages
  *   npm run bench:answers -- --sets xquad --langs en --questions 200 --streamed 100
  */
 import { readFileSync } from 'node:fs';
@@ -33,6 +39,7 @@ const { values } = parseArgs({
     streamed: { type: 'string', default: '200' },
     data: { type: 'string', default: path.resolve('../shared/data/xquad') },
     'docs-questions': { type: 'string', default: path.resolve('bench/data/docs-qa.jsonl') },
+    'page-questions': { type: 'string', default: path.resolve('bench/data/page-qa.jsonl') },
     worst: { type: 'string', default: '5' },
   },
 });
@@ -55,6 +62,7 @@ interface Row { lang: string; questions: number; gold: number; cited: number; ch
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 if (sets.includes('docs')) await docsSet();
+if (sets.includes('pages')) await pagesSet();
 
 const rows: Row[] = [];
 for (const lang of sets.includes('xquad') ? values.langs.split(',') : []) {
@@ -190,3 +198,45 @@ async function docsSet(): Promise<void> {
   }
 }
 
+
+interface PageQuestion { question: string; page: string; gold: string[]; sources: string[] }
+
+/** Page-bound questions, by chat without and with the visitor's page as context. */
+async function pagesSet(): Promise<void> {
+  const base = 'https://lore.test';
+  const questions = jsonl<PageQuestion>(values['page-questions']);
+  const entries = await loreDocEntries(base);
+  const ids = new Set(entries.map((e) => e.source_id));
+  for (const q of questions) {
+    for (const source of [...q.sources, q.page]) if (!ids.has(source) && !ids.has(source.split('#')[0]!)) throw new Error(`page-qa: unknown ${source} (${q.question})`);
+  }
+  const collection = (await call('POST', '/api/v1/collections', { name: 'lore-docs-pages' })).data.id;
+  for (let i = 0; i < entries.length; i += 50) await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries: entries.slice(i, i + 50) });
+  const integration = (await call('POST', '/api/v1/integrations', { type: 'chatbot', name: 'lore-docs-pages', collection_ids: [collection] })).data.id;
+  const titles = new Map(entries.map((e) => [e.source_id, e.title]));
+
+  const results = { without: { gold: 0, cited: 0 }, with: { gold: 0, cited: 0 } };
+  const lines: string[] = [];
+  for (const q of questions) {
+    const row: string[] = [];
+    for (const way of ['without', 'with'] as const) {
+      const context = way === 'with' ? { url: `${base}/demo/docs/${q.page}`, title: titles.get(q.page) ?? titles.get(q.page.split('#')[0]!) ?? q.page } : false;
+      const reply = await call('POST', `/api/v1/integrations/${integration}/chat`, { message: q.question, stream: false, context });
+      const [stored] = await container.db.query<{ citations: { url: string }[] }>(
+        "SELECT citations FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'",
+        [reply.conversation_id],
+      );
+      const gold = q.gold.some((g) => reply.message.toLowerCase().includes(g.toLowerCase()));
+      const cited = (stored?.citations ?? []).some((c) => q.sources.some((s) => c.url === `${base}/demo/docs/${s}`));
+      results[way].gold += gold ? 1 : 0;
+      results[way].cited += cited ? 1 : 0;
+      row.push(`${way}: ${gold ? 'gold' : '-'} ${cited ? 'cited' : '-'}`);
+    }
+    lines.push(`${q.page.padEnd(36)} ${q.question.padEnd(38)} ${row.join('  ')}`);
+  }
+  const n = questions.length;
+  console.log(`\npage-bound questions (${n} of ${path.relative(process.cwd(), values['page-questions'])}), chat`);
+  console.log(`${'page context'.padEnd(14)} ${'gold in answer'.padEnd(16)} gold section cited`);
+  for (const way of ['without', 'with'] as const) console.log(`${way.padEnd(14)} ${pct(results[way].gold / n).padEnd(16)} ${pct(results[way].cited / n)}`);
+  console.log(`\n${lines.join('\n')}`);
+}

@@ -179,6 +179,11 @@ export interface SearchRepository {
    * text (null when the chunk is gone); entries deleted meanwhile are left out. Any order.
    */
   passages(scope: Scope, items: readonly { entryId: string; chunkId: number }[]): Promise<{ entry: Entry; chunkText: string | null }[]>;
+  /**
+   * Chunk ids (at most `limit`) of the entries in these collections whose `source_url`, without
+   * its fragment, query and trailing slashes, is `pageKey` (see domain/search.ts pageKey).
+   */
+  pageChunks(scope: Scope, collectionIds: readonly string[], pageKey: string, limit: number): Promise<number[]>;
   /** Only the metadata of these entries (what boosts and sorts read), keyed by id. */
   entryFields(scope: Scope, entryIds: readonly string[]): Promise<Map<string, Pick<Entry, 'meta' | 'searchable_meta'>>>;
   /** Distinct languages of the chunks in these collections (from statistics, not a scan). */
@@ -203,8 +208,10 @@ export interface AnswerRequest {
    * Numbered passages the answer may cite as [ref]; the same ones the prompt in `messages`
    * carries. `source` is the whole text of the entry the passage was taken from (the passage
    * is its best chunk): a provider that reads no prompt may quote whole blocks from it.
+   * `prior`: how much more the passage is worth for a reason its words do not show (the
+   * visitor is reading it: 0.04–0.2), for providers that weigh passages themselves.
    */
-  passages: { ref: number; title: string | null; url: string | null; text: string; source?: string }[];
+  passages: { ref: number; title: string | null; url: string | null; text: string; source?: string; prior?: number }[];
   /** Preferred response language (BCP 47), when known. */
   locale?: string;
   /** Upper bound on generated tokens; default 1024. */

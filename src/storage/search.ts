@@ -22,6 +22,9 @@ function filterSql(filter: MetaFilter, params: unknown[]): string {
   return `(${parts.join(filter.op === 'and' ? ' AND ' : ' OR ')})`;
 }
 
+/** An entry's page: its source_url without fragment, query and trailing slashes. */
+const PAGE_KEY_SQL = `rtrim(split_part(split_part(e.source_url, '#', 1), '?', 1), '/')`;
+
 export function createSearchRepository(db: Db): SearchRepository {
   return {
     lexical: (scope, collectionIds, terms, filters, limit) => lexical(db, scope.organisationId, collectionIds, terms, filters, limit),
@@ -37,6 +40,18 @@ export function createSearchRepository(db: Db): SearchRepository {
         [scope.organisationId, items.map((i) => i.entryId), items.map((i) => i.chunkId)],
       );
       return rows.map(({ chunk_text: chunkText, ...entry }) => ({ entry, chunkText }));
+    },
+
+    async pageChunks(scope, collectionIds, pageKey, limit) {
+      if (collectionIds.length === 0) return [];
+      // PAGE_KEY_SQL is the expression of the entries_page index (migration 015).
+      const rows = await db.query<{ id: number }>(
+        `SELECT c.id FROM entries e JOIN chunks c ON c.entry_id = e.id
+         WHERE e.organisation_id = $1 AND e.collection_id = ANY($2::uuid[]) AND e.source_url IS NOT NULL AND ${PAGE_KEY_SQL} = $3
+         ORDER BY e.seq, c.ordinal LIMIT $4`,
+        [scope.organisationId, collectionIds, pageKey, limit],
+      );
+      return rows.map((r) => Number(r.id));
     },
 
     async entryFields(scope, entryIds) {

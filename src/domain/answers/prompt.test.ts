@@ -31,6 +31,13 @@ describe('answer prompts', () => {
     assert.equal(messages.at(-1)!.content, 'Price?');
   });
 
+  it('name the page the visitor is on, when the chat has one', () => {
+    const prompt = systemPrompt({ task: 'chat', passages, page: { url: 'https://example.com/plans#pro', title: 'Plans' } });
+    assert.match(prompt, /The visitor is reading the page “Plans” \(https:\/\/example\.com\/plans#pro\): “this page” or “here” in their messages means it\./);
+    assert.match(systemPrompt({ task: 'chat', passages, page: { url: 'https://example.com/x' } }), /reading the page https:\/\/example\.com\/x:/);
+    assert.doesNotMatch(systemPrompt({ task: 'chat', passages }), /reading the page/);
+  });
+
   it('names languages in English, and keeps tags it cannot name', () => {
     assert.equal(languageName('pt-BR'), 'Brazilian Portuguese');
     assert.equal(languageName('zz'), 'zz');

@@ -23,6 +23,8 @@ export interface PromptInput {
   /** BCP 47 tag of the language to answer in, when known. */
   locale?: string;
   passages: readonly PromptPassage[];
+  /** The page the visitor is on (chat). */
+  page?: { url: string; title?: string };
 }
 
 /** English name of a language tag (`de` → German), or the tag itself when unknown. */
@@ -52,6 +54,10 @@ export function systemPrompt(input: PromptInput): string {
   );
   if (input.locale) lines.push(`Write the answer in ${languageName(input.locale)}.`);
   else lines.push('Write the answer in the language of the question.');
+  if (input.page) {
+    const page = input.page.title ? `“${input.page.title}” (${input.page.url})` : input.page.url;
+    lines.push(`The visitor is reading the page ${page}: “this page” or “here” in their messages means it.`);
+  }
   if (input.instructions?.trim()) lines.push('', 'Instructions from the site operator:', input.instructions.trim());
   lines.push('', 'Passages:');
   for (const p of input.passages) {

@@ -5,7 +5,7 @@ import type { Integration, Scope } from '../model.js';
 import { NotFoundError, PaymentRequiredError, UpstreamError } from '../errors.js';
 import type { AnswerChunk, AnswerMessage, AnswerProvider, ConversationOwner, ConversationRepository } from '../ports.js';
 import { ProviderError } from '../ports.js';
-import type { Passage, SearchHit, SearchService } from '../search.js';
+import { pageBonus, type PageContext, type Passage, type SearchHit, type SearchService } from '../search.js';
 import { detectLanguage } from '../text/tokenize.js';
 import type { Reservation, UsageService } from '../usage.js';
 import { CitationFilter, type CitedSource } from './citations.js';
@@ -50,6 +50,8 @@ export interface ChatParams {
    * a conversation can be continued. Integration chats have none.
    */
   owner?: ConversationOwner;
+  /** The page the visitor is on: retrieval prefers it, and prompts name it. */
+  page?: PageContext;
 }
 
 export interface AnswerService {
@@ -187,7 +189,7 @@ export function createAnswerService(deps: {
       }
       // A follow-up ("and how much is it?") is searched together with the last question.
       const context = [...history].reverse().find((m) => m.role === 'user')?.content;
-      const passages = await search.retrieve(scope, integration, { query: retrievalQuery(params.message), context, threshold: 0.4, limit: PASSAGES });
+      const passages = await search.retrieve(scope, integration, { query: retrievalQuery(params.message), context, page: params.page, threshold: 0.4, limit: PASSAGES });
       const reservation = passages.length > 0 ? await credits.reserveCredit(scope) : undefined;
       if (reservation === null) {
         throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });
@@ -209,7 +211,7 @@ export function createAnswerService(deps: {
         return { relevant: false, passages, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, [])) };
       }
       const locale = params.locale ?? languageOf(params.message);
-      const prompt = { task: 'chat' as const, persona: settings.persona, instructions: settings.instructions, locale, passages: promptPassages(passages) };
+      const prompt = { task: 'chat' as const, persona: settings.persona, instructions: settings.instructions, locale, page: params.page, passages: promptPassages(passages, params.page) };
       const request = {
         messages: buildMessages(prompt, history, params.message),
         question: context ? `${params.message}\n${context}` : params.message,
@@ -251,8 +253,15 @@ export function retrievalQuery(question: string): string {
   return question.replace(SCAFFOLDING, '');
 }
 
-function promptPassages(passages: readonly Passage[]) {
-  return passages.map((p, i) => ({ ref: i + 1, title: p.hit.title, url: p.hit.source_url, text: p.text, source: p.hit.raw_text }));
+function promptPassages(passages: readonly Passage[], page?: PageContext) {
+  return passages.map((p, i) => ({
+    ref: i + 1,
+    title: p.hit.title,
+    url: p.hit.source_url,
+    text: p.text,
+    source: p.hit.raw_text,
+    ...(page && { prior: pageBonus(page, p.hit.source_url) }),
+  }));
 }
 
 

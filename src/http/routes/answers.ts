@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AnswerEvent, AnswerService, AnswerStream } from '../../domain/answers/service.js';
+import type { PageContext } from '../../domain/search.js';
 import type { ConversationOwner } from '../../domain/ports.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { App } from '../app.js';
@@ -23,7 +24,11 @@ export const ChatBody = Type.Object({
   conversation_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
   stream: Type.Optional(Type.Boolean()),
   locale: Type.Optional(Type.String({ pattern: LOCALE.source, maxLength: 35 })),
+  // The page the visitor is on (SPEC.md `context`; the SDK sends its URL and title): retrieval
+  // prefers that page and its section, and models are told which page "this page" is.
+  context: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 20 }), Type.Literal(false)])),
 });
+const MAX_CONTEXT_BYTES = 4_096;
 export const ChatResponse = Type.Object({ conversation_id: Type.String(), message: Type.String() });
 const PaymentRequired = Type.Object({ message: Type.String(), data: Type.Optional(Type.Array(Type.Object({ ...Entry.properties }, { additionalProperties: true }))) });
 export const failures = { 402: PaymentRequired, 403: Message, 502: Message, 503: Message, ...errorResponses };
@@ -91,15 +96,34 @@ export async function respondChat(
 ) {
   const message = body.message.trim();
   if (message === '') throw ValidationError.field('message', 'The message field is required.');
+  if (body.context && Buffer.byteLength(JSON.stringify(body.context)) > MAX_CONTEXT_BYTES) {
+    throw ValidationError.field('context', `The context field must not be larger than ${MAX_CONTEXT_BYTES} bytes as JSON.`);
+  }
   const answer = await answers.chat(
     request.scope,
     integrationId,
-    { message, conversationId: body.conversation_id ?? null, locale: body.locale, owner },
+    { message, conversationId: body.conversation_id ?? null, locale: body.locale, owner, page: pageOf(body.context) },
     disconnectSignal(reply),
   );
   if (body.stream ?? true) return sendEvents(request, reply, answer.events, { 'x-conversation-id': answer.conversationId });
   reply.header('x-conversation-id', answer.conversationId);
   return { conversation_id: answer.conversationId, message: (await collect(answer.events)).text };
+}
+
+/**
+ * The page of a chat's context: its `url` when it is an absolute http(s) URL (other context
+ * keys are the site's own, kept out of answers), and its `title` when it is a string.
+ */
+export function pageOf(context: Static<typeof ChatBody>['context']): PageContext | undefined {
+  if (!context || typeof context.url !== 'string' || context.url.length > 2048) return undefined;
+  try {
+    const url = new URL(context.url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  } catch {
+    return undefined;
+  }
+  const title = typeof context.title === 'string' && context.title.trim() ? context.title.trim().slice(0, 300) : undefined;
+  return { url: context.url, ...(title && { title }) };
 }
 
 /** The text and the citations of a whole answer (as SPEC shapes references: no image). */

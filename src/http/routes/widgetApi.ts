@@ -19,7 +19,6 @@ import { presentSearch, SearchResponse, serverTiming } from './search.js';
 
 const Params = Type.Object({ organisation: Type.String({ maxLength: 64 }), widget: Type.String({ maxLength: 64 }) });
 const SessionId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
-const MAX_CONTEXT_BYTES = 4_096;
 const tags = ['widgets'];
 const VisitorId = Type.String({ minLength: 1, maxLength: 255 });
 // No pattern: a malformed hash is a wrong hash (403), not a malformed request.
@@ -157,15 +156,10 @@ export function widgetApiRoutes(app: App): void {
         ...ChatBody.properties,
         // A signed-in visitor (SPEC.md "Signed visitor identity"); an id without a hash is anonymous.
         user: Type.Optional(Type.Object({ id: VisitorId, hash: Type.Optional(VisitorHash) })),
-        // Page context from the SDK (URL, title…); validated and bounded, not used by answers yet.
-        context: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 20 }), Type.Literal(false)])),
       }),
       response: { 200: ChatResponse, ...failures },
     },
   }, async (request, reply) => {
-    if (request.body.context && Buffer.byteLength(JSON.stringify(request.body.context)) > MAX_CONTEXT_BYTES) {
-      throw ValidationError.field('context', `The context field must not be larger than ${MAX_CONTEXT_BYTES} bytes as JSON.`);
-    }
     const { user } = request.body;
     const owner = await visitors.owner(request.scope, request.widget, user?.hash === undefined ? null : { id: user.id, hash: user.hash });
     return respondChat(answers, request, reply, request.widget.integration_id, request.body, owner);

@@ -43,6 +43,8 @@ export interface Passage {
   title?: string | null;
   /** The whole entry `text` was taken from: read instead of `text` when at most WHOLE_ENTRY_CHARS long. */
   source?: string;
+  /** Added to the score of each of its units: the visitor is reading this passage (AnswerRequest). */
+  prior?: number;
 }
 
 /**
@@ -157,6 +159,8 @@ const EMPTY_CELL = /^(?:[-–—]|n\/a|none)?$/i;
 interface Unit {
   ref: number;
   rank: number;
+  /** The passage's prior (Passage.prior). */
+  prior: number;
   /** Position in the passage, over all its units. */
   order: number;
   block: number;
@@ -279,6 +283,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
   const unit = (block: number, kind: Unit['kind'], text: string, quotable: boolean, code = new Set<string>(), step = false, item = -1, codeStart = ''): Unit => ({
     ref: passage.ref,
     rank,
+    prior: passage.prior ?? 0,
     order: out.length,
     block,
     item,
@@ -397,6 +402,7 @@ function score(question: string, asked: string, units: Unit[]): void {
       (howto && u.instructs && u.coverage >= HOWTO_MIN_COVERAGE ? HOWTO_BONUS : 0) +
       HEADING_SHARE * u.headingCoverage +
       (RANK_BONUS[u.rank] ?? 0) +
+      u.prior +
       (numeric && u.coverage > 0 && DIGIT.test(u.text) ? NUMERIC_BONUS : 0) +
       (u.defines ? DEFINITION_BONUS : 0) -
       lengthPenalty(u.text);
