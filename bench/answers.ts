@@ -208,7 +208,9 @@ async function pagesSet(): Promise<void> {
   const entries = await loreDocEntries(base);
   const ids = new Set(entries.map((e) => e.source_id));
   for (const q of questions) {
-    for (const source of [...q.sources, q.page]) if (!ids.has(source) && !ids.has(source.split('#')[0]!)) throw new Error(`page-qa: unknown ${source} (${q.question})`);
+    for (const source of q.sources) if (!ids.has(source)) throw new Error(`page-qa: unknown source ${source} (${q.question})`);
+    // A page may name an anchor finer than the entries (a ### heading inside a section).
+    if (!ids.has(q.page.split('#')[0]!)) throw new Error(`page-qa: unknown page ${q.page} (${q.question})`);
   }
   const collection = (await call('POST', '/api/v1/collections', { name: 'lore-docs-pages' })).data.id;
   for (let i = 0; i < entries.length; i += 50) await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries: entries.slice(i, i + 50) });
@@ -217,6 +219,7 @@ async function pagesSet(): Promise<void> {
 
   const results = { without: { gold: 0, cited: 0 }, with: { gold: 0, cited: 0 } };
   const lines: string[] = [];
+  const missed: string[] = [];
   for (const q of questions) {
     const row: string[] = [];
     for (const way of ['without', 'with'] as const) {
@@ -231,6 +234,7 @@ async function pagesSet(): Promise<void> {
       results[way].gold += gold ? 1 : 0;
       results[way].cited += cited ? 1 : 0;
       row.push(`${way}: ${gold ? 'gold' : '-'} ${cited ? 'cited' : '-'}`);
+      if (way === 'with' && !gold) missed.push(`### ${q.question} on ${q.page} (gold: ${q.gold.join(' | ')})\n${reply.message}\ncited: ${(stored?.citations ?? []).map((c) => c.url.replace(`${base}/demo/docs/`, '')).join(', ') || 'nothing'}`);
     }
     lines.push(`${q.page.padEnd(36)} ${q.question.padEnd(38)} ${row.join('  ')}`);
   }
@@ -239,4 +243,5 @@ async function pagesSet(): Promise<void> {
   console.log(`${'page context'.padEnd(14)} ${'gold in answer'.padEnd(16)} gold section cited`);
   for (const way of ['without', 'with'] as const) console.log(`${way.padEnd(14)} ${pct(results[way].gold / n).padEnd(16)} ${pct(results[way].cited / n)}`);
   console.log(`\n${lines.join('\n')}`);
+  console.log(`\nwith the page, the gold missing:\n\n${missed.join('\n\n')}`);
 }
