@@ -33,8 +33,7 @@ import { createIntegrationRepository } from './storage/integrations.js';
 import { createSearchRepository } from './storage/search.js';
 import { ensureVectorIndex, migrate } from './storage/migrate.js';
 import { createOrganisationRepository } from './storage/organisations.js';
-import { openPglite } from './storage/pglite.js';
-import { openPostgres } from './storage/postgres.js';
+import { openDatabase } from './storage/open.js';
 import { createUsageRepository } from './storage/usage.js';
 import { createWidgetRepository } from './storage/widgets.js';
 
@@ -78,7 +77,7 @@ const EXPIRY_INTERVAL_MS = 60 * 60 * 1000;
 
 /** The one place that picks implementations: database, embedder, services. */
 export async function createContainer(config: Config, options: ContainerOptions): Promise<Container> {
-  const db = options.db ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir));
+  const db = options.db ?? (await openDatabase(config));
   await migrate(db);
   const metrics = createMetrics({ db });
   const embedder = metrics.instrument(options.embedder ?? (await createEmbedder(config)));

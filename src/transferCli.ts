@@ -1,17 +1,13 @@
 /** `lore export` and `lore import`: the whole instance to a file and back (storage/transfer.ts). */
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { createReadStream, createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { hashSecret } from './domain/credentials.js';
+import { knownMasterKeyHash, masterKeyFile, storeMasterKeyHash } from './masterKey.js';
 import type { Db } from './storage/db.js';
 import { migrate } from './storage/migrate.js';
-import { openPglite } from './storage/pglite.js';
-import { openPostgres } from './storage/postgres.js';
+import { openDatabase } from './storage/open.js';
 import { exportInstance, importInstance, TransferError, type Progress } from './storage/transfer.js';
-
-const MASTER_KEY_FILE = 'master-key.sha256';
 
 function fail(message: string): never {
   process.stderr.write(`lore: ${message}\n`);
@@ -35,7 +31,7 @@ function describe(c: Config): string {
 async function open(c: Config): Promise<Db> {
   let db: Db;
   try {
-    db = c.databaseUrl ? await openPostgres(c.databaseUrl, 2) : await openPglite(c.dataDir);
+    db = await openDatabase(c, 2);
   } catch (error) {
     fail((error as Error).message);
   }
@@ -65,10 +61,8 @@ const count = (n: number) => n.toLocaleString('en');
 export async function exportCommand(file: string): Promise<void> {
   const c = config();
   const db = await open(c);
-  const keyFile = path.join(c.dataDir, MASTER_KEY_FILE);
-  const masterKeyHash = c.masterKey
-    ? hashSecret(c.masterKey).toString('hex')
-    : existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined;
+  const known = knownMasterKeyHash(c.masterKey, c.dataDir);
+  const masterKeyHash = known && Buffer.from(known).toString('hex');
   // Written beside the target and renamed when complete: a failed export leaves no file that looks whole.
   const partial = file === '-' ? undefined : `${file}.partial`;
   const out: Writable = partial ? createWriteStream(partial, { mode: 0o600 }) : process.stdout;
@@ -128,16 +122,12 @@ export async function importCommand(file: string, options: { replace: boolean })
 /** The export's master key becomes this instance's when it has none of its own yet. */
 function adoptMasterKey(c: Config, exported: string | undefined): void {
   if (!exported) return;
-  const keyFile = path.join(c.dataDir, MASTER_KEY_FILE);
-  if (c.masterKey) {
-    if (hashSecret(c.masterKey).toString('hex') !== exported) process.stderr.write('The master key stays LORE_MASTER_KEY (the exported instance had another).\n');
+  const own = knownMasterKeyHash(c.masterKey, c.dataDir);
+  if (own) {
+    const where = c.masterKey ? 'LORE_MASTER_KEY' : `the one in ${masterKeyFile(c.dataDir)}`;
+    if (Buffer.from(own).toString('hex') !== exported) process.stderr.write(`The master key stays ${where} (the exported instance had another).\n`);
     return;
   }
-  if (existsSync(keyFile)) {
-    if (readFileSync(keyFile, 'utf8').trim() !== exported) process.stderr.write(`The master key stays the one in ${keyFile} (the exported instance had another).\n`);
-    return;
-  }
-  mkdirSync(c.dataDir, { recursive: true });
-  writeFileSync(keyFile, `${exported}\n`, { mode: 0o600 });
-  process.stderr.write(`The exported instance's master key is this one's too (its hash is now in ${keyFile}).\n`);
+  storeMasterKeyHash(c.dataDir, Buffer.from(exported, 'hex'));
+  process.stderr.write(`The exported instance's master key is this one's too (its hash is now in ${masterKeyFile(c.dataDir)}).\n`);
 }
