@@ -25,13 +25,13 @@
  *   npm run bench:answers -- --sets pages
  *   npm run bench:answers -- --sets xquad --langs en --questions 200 --streamed 100
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { retrievalQuery } from '../src/domain/answers/service.js';
 import { loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { percentile, startLore } from './harness.js';
 import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
+import { jsonl } from './jsonl.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,7 +47,6 @@ const { values } = parseArgs({
 });
 const maxQuestions = Number(values.questions) || Infinity;
 const streamedQuestions = Number(values.streamed);
-const jsonl = <T>(file: string): T[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
 const TARGETS: Record<string, number> = { en: 0.8 };
 const sets = values.sets.split(',');
 

@@ -11,11 +11,12 @@
  *   npm run bench:backpressure -- --clients 64 --seconds 60 --queues 500,2000,1000000
  *   npm run bench:backpressure -- --backend postgres             # a fresh database on DATABASE_URL's server
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { freshDatabase, MASTER_KEY, percentile, serveLore } from './harness.js';
+import { jsonl } from './jsonl.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,7 +33,7 @@ const BATCH = 50;
 const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface Doc { _id: string; title: string; text: string }
-const docs = readFileSync(path.join(values.data, 'corpus.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Doc);
+const docs = jsonl<Doc>(path.join(values.data, 'corpus.jsonl'));
 
 const rows: string[] = [];
 for (const queue of values.queues.split(',').map(Number)) {

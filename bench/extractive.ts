@@ -15,13 +15,13 @@
  *   npm run bench:extractive -- --sentences 1 --chars 400     # other answer limits
  *   npm run bench:extractive -- --semantic off                # lexical scoring only
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AnswerRequest } from '../src/domain/ports.js';
 import { analyze, detectLanguage, termFrequencies } from '../src/domain/text/tokenize.js';
 import { bundledModelPath, createLocalEmbedder } from '../src/providers/embeddings/local.js';
 import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
+import { jsonl } from './jsonl.js';
 
 const { values } = parseArgs({
   options: {
@@ -37,7 +37,6 @@ const { values } = parseArgs({
 
 interface Paragraph { _id: string; title: string; text: string }
 interface Question { question: string; answers: string[]; context_id: string }
-const jsonl = <T>(file: string): T[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
 // As Lore runs it: the best candidates re-scored by the bundled embedding model (`--semantic off`: lexical only).
 const similarity = values.semantic === 'off' ? undefined : embeddingSimilarity(await createLocalEmbedder({ model: 'onnx-community/all-MiniLM-L6-v2-ONNX', modelPath: bundledModelPath(), dtype: 'q4' }));
 const provider = createExtractiveProvider({ maxSentences: Number(values.sentences), maxChars: Number(values.chars), similarity });

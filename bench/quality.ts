@@ -16,6 +16,7 @@ import { createEmbedder } from '../src/container.js';
 import type { SearchMode } from '../src/domain/search.js';
 import { cachingEmbedder } from './embeddingCache.js';
 import { startLore } from './harness.js';
+import { jsonl } from './jsonl.js';
 
 const { values } = parseArgs({
   options: {
@@ -29,7 +30,6 @@ const maxQueries = Number(values.queries) || Infinity;
 const langs = values.langs.split(',');
 const MODES: SearchMode[] = ['lexical', 'vector', 'hybrid'];
 
-const jsonl = <T>(file: string): T[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
 function qrels(file: string): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>();
   for (const line of readFileSync(file, 'utf8').trim().split('\n').slice(1)) {

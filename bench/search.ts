@@ -38,6 +38,7 @@ import { openPostgres } from '../src/storage/postgres.js';
 import { vectorLiteral } from '../src/storage/sql.js';
 import { cachingEmbedder } from './embeddingCache.js';
 import { freshDatabase, MASTER_KEY, percentile, postgresCpuSeconds, postgresMemory, serveLore, startLore } from './harness.js';
+import { jsonl } from './jsonl.js';
 
 const { values } = parseArgs({
   options: {
@@ -62,7 +63,6 @@ const DISTINCT = 100_000;
 const BULK = 200_000;
 
 interface Doc { _id: string; title: string; text: string }
-const jsonl = <T>(file: string): T[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
 const docs = jsonl<Doc>(path.join(values.data, 'corpus.jsonl'));
 const claims = jsonl<{ _id: string; text: string }>(path.join(values.data, 'queries.jsonl'));
 const qrels = new Map<string, Map<string, number>>();

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { freshDatabase, MASTER_KEY, percentile, serveLore } from './harness.js';
+import { jsonl } from './jsonl.js';
 
 const { values } = parseArgs({
   options: {
@@ -30,7 +31,6 @@ const clients = Number(values.clients);
 const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface Doc { _id: string; title: string; text: string }
-const jsonl = <T>(file: string): T[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
 const docs = jsonl<Doc>(path.join(values.data, 'corpus.jsonl')).slice(0, Number(values.docs));
 const claims = jsonl<{ text: string }>(path.join(values.data, 'queries.jsonl')).map((q) => q.text);
 
