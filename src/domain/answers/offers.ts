@@ -1,5 +1,6 @@
 import type { Entry, JsonObject } from '../model.js';
 import type { Passage } from '../search.js';
+import { httpUrl } from '../urls.js';
 import type { CitedSource } from './citations.js';
 
 /**
@@ -17,12 +18,11 @@ export interface PageAction {
 const ACTION_TYPE = /^[A-Za-z0-9_.:-]{1,64}$/;
 const MAX_LABEL = 100;
 const MAX_ACTION_BYTES = 2_048;
-const MAX_IMAGE_URL = 2_048;
 
 /** The passage `ref` as citation events show it, with the entry's image when it has a valid one. */
 export function citedSource(entry: Entry, ref: number): CitedSource {
   const source: CitedSource = { ref, title: entry.title ?? entry.source_url ?? `Source ${ref}`, url: entry.source_url ?? '' };
-  const image = imageUrl(entry.meta.image) ?? imageUrl(entry.searchable_meta.image);
+  const image = httpUrl(entry.meta.image) ?? httpUrl(entry.searchable_meta.image);
   if (image !== undefined) source.image = image;
   return source;
 }
@@ -57,13 +57,3 @@ export function offeredActions(passages: readonly Passage[], cited: readonly Cit
   return [...actions.values()];
 }
 
-/** An http(s) URL of at most 2,048 characters, or undefined. */
-function imageUrl(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length > MAX_IMAGE_URL) return undefined;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}

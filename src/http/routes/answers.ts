@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AnswerEvent, AnswerService, AnswerStream } from '../../domain/answers/service.js';
 import type { PageContext } from '../../domain/search.js';
+import { httpUrl } from '../../domain/urls.js';
 import type { ConversationOwner } from '../../domain/ports.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { App } from '../app.js';
@@ -115,15 +116,10 @@ export async function respondChat(
  * keys are the site's own, kept out of answers), and its `title` when it is a string.
  */
 export function pageOf(context: Static<typeof ChatBody>['context']): PageContext | undefined {
-  if (!context || typeof context.url !== 'string' || context.url.length > 2048) return undefined;
-  try {
-    const url = new URL(context.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  } catch {
-    return undefined;
-  }
+  const url = context ? httpUrl(context.url) : undefined;
+  if (!context || url === undefined) return undefined;
   const title = typeof context.title === 'string' && context.title.trim() ? context.title.trim().slice(0, 300) : undefined;
-  return { url: context.url, ...(title && { title }) };
+  return { url, ...(title && { title }) };
 }
 
 /** The text and the citations of a whole answer (as SPEC shapes references: no image). */
