@@ -4,16 +4,14 @@
  * over.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { DataDirLockedError } from '../src/storage/dataDirLock.js';
 import { openPglite } from '../src/storage/pglite.js';
-
-const run = promisify(execFile);
+import { runLoreCli } from './processes.js';
 
 describe('PGlite data folder lock', () => {
   const dirs: string[] = [];
@@ -56,10 +54,7 @@ describe('PGlite data folder lock', () => {
     const holder = await openPglite(dir);
     try {
       const env = { ...process.env, LORE_DATA_DIR: dir, LORE_DEMO: 'off', PORT: '0', LORE_MASTER_KEY: 'k'.repeat(32), DATABASE_URL: '' };
-      const result = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { env, timeout: 60_000 }).then(
-        () => ({ code: 0, stderr: '' }),
-        (error: { code: number; stderr: string }) => error,
-      );
+      const result = await runLoreCli(['serve'], env, 60_000);
       assert.equal(result.code, 1);
       assert.match(result.stderr, /Another Lore process \(pid \d+ on .+\) is using the embedded database/);
       assert.match(result.stderr, /DATABASE_URL/);

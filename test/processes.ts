@@ -1,5 +1,5 @@
 /** Lore as child processes, for tests of crashes, restarts and several processes. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MASTER_KEY } from './helpers.js';
 
@@ -55,3 +55,14 @@ export async function call(lore: Lore, method: string, url: string, token: strin
   return { status: response.status, body: (text === '' ? null : JSON.parse(text)) as any };
 }
 
+
+/** Runs a `lore` command (`src/cli.ts`) to its end on `env`: its exit code and output. */
+export function runLoreCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, timeout: timeoutMs }, (error, stdout, stderr) => {
+      // A process killed (timeout) or never started has no exit code: -1.
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

@@ -6,7 +6,6 @@
  * target or a data folder in use are refused with nothing written.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,18 +17,10 @@ import { exportInstance, importInstance, NOT_COPIED, TABLES, TransferError } fro
 import { migrate } from '../src/storage/migrate.js';
 import { backends, freshPostgresDatabase, MASTER_KEY, startServer } from './helpers.js';
 import { indexProblems } from './indexProblems.js';
-import { call, startLoreProcess, type Lore } from './processes.js';
+import { call, runLoreCli, startLoreProcess, type Lore } from './processes.js';
 
 /** Runs the CLI (`lore …`) to completion: its exit code and what it wrote to stderr. */
-function lore(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    env: { ...process.env, LORE_LOG_LEVEL: 'warn', LORE_MASTER_KEY: '', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
-}
+const lore = (args: string[], env: Record<string, string>) => runLoreCli(args, { ...process.env, LORE_LOG_LEVEL: 'warn', LORE_MASTER_KEY: '', ...env });
 
 /** An export's rows and sections: everything after the header (which names the time and source). */
 const body = (file: string) => gunzipSync(readFileSync(file)).toString('utf8').split('\n').slice(1).join('\n');
