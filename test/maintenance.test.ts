@@ -54,11 +54,13 @@ for (const backend of backends()) {
       assert.equal(row!.pending, 20, 'the count starts again after the run');
     });
 
-    it('runs once when both cross the threshold at the same moment, and not while another holds the job', async () => {
+    it('runs once when two reports at the same moment cross the threshold together, and not while another holds the job', async () => {
       await db.query('DELETE FROM maintenance_jobs');
       const runs: string[] = [];
-      const a = createMaintenance(spied(db, runs, 'a'), { every: 20, reportEvery: 20 });
-      const b = createMaintenance(spied(db, runs, 'b'), { every: 20, reportEvery: 20 });
+      // 20 + 20 crosses 30 once, whichever report commits second. (At 20 each would cross it
+      // alone: two runs are then right when the first ends before the second report.)
+      const a = createMaintenance(spied(db, runs, 'a'), { every: 30, reportEvery: 20 });
+      const b = createMaintenance(spied(db, runs, 'b'), { every: 30, reportEvery: 20 });
       a.noteWritten(20);
       b.noteWritten(20);
       await Promise.all([a.idle(), b.idle()]);

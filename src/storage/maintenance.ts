@@ -11,7 +11,7 @@
  *
  * The count is shared through the database (`maintenance_jobs`): each process adds what it
  * wrote, and the one whose addition crosses the threshold takes a lease and runs the job —
- * two processes writing half each still trigger it, and two crossing it together run it
+ * two processes writing half each still trigger it, and two reports that cross it together run it
  * once. A lease left by a process that died mid-job expires after LEASE.
  */
 import type { Db } from './db.js';
