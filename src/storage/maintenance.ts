@@ -54,7 +54,7 @@ export function createMaintenance(
     return db.transaction(async (tx) => {
       await tx.query(`INSERT INTO maintenance_jobs (job) VALUES ($1) ON CONFLICT (job) DO NOTHING`, [JOB]);
       const [row] = await tx.query<{ pending: number; free: boolean }>(
-        'SELECT pending::float8 AS pending, leased_until < clock_timestamp() AS free FROM maintenance_jobs WHERE job = $1 FOR UPDATE',
+        'SELECT pending::float8 AS pending, leased_until <= clock_timestamp() AS free FROM maintenance_jobs WHERE job = $1 FOR UPDATE',
         [JOB],
       );
       const pending = row!.pending + chunks;
@@ -74,7 +74,9 @@ export function createMaintenance(
     try {
       for (const sql of statements) await db.exec(sql);
     } finally {
-      await db.query('UPDATE maintenance_jobs SET leased_until = clock_timestamp() WHERE job = $1', [JOB]);
+      // '-infinity', not clock_timestamp(): PGlite's clock ticks in milliseconds, so a report in
+      // the same millisecond as the release would find the lease not yet expired.
+      await db.query("UPDATE maintenance_jobs SET leased_until = '-infinity' WHERE job = $1", [JOB]);
     }
   }
 
