@@ -177,9 +177,8 @@ export function createSearchService(deps: {
     // The query is embedded from the start, beside the lexical pass, which does not need it.
     const embedding = embedQuery(query);
     embedding.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
-    const languages = collectionIds.length ? await search.languages(scope, collectionIds) : [];
-    const terms = queryTerms(query, languages);
-    const weight = lexicalWeight(queryLanguage(query, languages));
+    const { terms, language } = await analyseQuery(query, () => (collectionIds.length ? search.languages(scope, collectionIds) : Promise.resolve([])));
+    const weight = lexicalWeight(language);
     lap('terms');
     let found: LexicalCandidates =
       lexical && terms.length > 0 && collectionIds.length > 0
@@ -335,21 +334,19 @@ export function createSearchService(deps: {
 }
 
 /**
- * The query's BM25 terms. A query is analysed in its detected language; when that is
- * unsure, in every language the collections hold, so stems match however the documents
- * were stemmed.
+ * The query's BM25 terms and its language. A query is analysed in its detected language;
+ * when that is unsure, in every language the collections hold (read only then: most
+ * searches skip that statement), so stems match however the documents were stemmed. The
+ * language is the detected one, else the collections' only one, else 'und'.
  */
-export function queryTerms(query: string, languages: readonly string[]): string[] {
+export async function analyseQuery(query: string, collectionLanguages: () => Promise<string[]>): Promise<{ terms: string[]; language: string }> {
   const detected = detectLanguage(query);
-  const langs = detected !== 'und' ? [detected] : languages.length > 0 ? languages : ['und'];
-  return [...new Set(langs.flatMap((lang) => analyze(query, lang).terms))];
-}
-
-/** The query's language; when undetectable, the collections' only language if they have one. */
-function queryLanguage(query: string, languages: readonly string[]): string {
-  const detected = detectLanguage(query);
-  if (detected !== 'und') return detected;
-  return languages.length === 1 ? languages[0]! : 'und';
+  const languages = detected !== 'und' ? [detected] : await collectionLanguages();
+  const analysed = languages.length > 0 ? languages : ['und'];
+  return {
+    terms: [...new Set(analysed.flatMap((lang) => analyze(query, lang).terms))],
+    language: detected !== 'und' ? detected : languages.length === 1 ? languages[0]! : 'und',
+  };
 }
 
 /** Query terms absent from the index still count in the normaliser, at the highest idf seen. */
