@@ -85,7 +85,8 @@ export async function createContainer(config: Config, options: ContainerOptions)
 
   const organisationRepository = createOrganisationRepository(db);
   const collectionRepository = createCollectionRepository(db);
-  const entryRepository = createEntryRepository(db, embedder, createMaintenance(db, { log: (error) => process.emitWarning(`Index maintenance failed: ${String(error)}`) }));
+  const maintenance = createMaintenance(db, { log: (error) => process.emitWarning(`Index maintenance failed: ${String(error)}`) });
+  const entryRepository = createEntryRepository(db, embedder, maintenance);
   const ingestion = createIngestion({ embedder, entries: entryRepository, queueLimit: config.ingestQueue });
   const integrations = createIntegrationService({ integrations: createIntegrationRepository(db) });
   const usage = createUsageService({
@@ -146,6 +147,9 @@ export async function createContainer(config: Config, options: ContainerOptions)
     async close() {
       clearInterval(expiry);
       await usage.close();
+      // A running VACUUM finishes and releases its lease: closed under it, the lease would stay
+      // held for its 30 minutes and no process would run the job meanwhile.
+      await maintenance.idle();
       await db.close();
     },
   };
