@@ -3,7 +3,18 @@
  * PostgreSQL server. Repositories only see this interface, so one dialect serves both.
  */
 export interface Queryable {
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]>;
+}
+
+export interface QueryOptions {
+  /**
+   * On PostgreSQL, a named prepared statement (per connection, by the text's hash): parsed
+   * once, and planned once when PostgreSQL finds its generic plan as good as custom ones. For
+   * the statements every search runs, whose text comes from a small fixed set (never for a
+   * text built from a variable number of values: each would stay prepared on every
+   * connection). Ignored on PGlite.
+   */
+  prepare?: boolean;
 }
 
 export interface Db extends Queryable {

@@ -13,7 +13,7 @@ export function createIntegrationRepository(db: Db): IntegrationRepository {
     const [row] = await q.query<Integration>(`SELECT ${COLUMNS} FROM integrations i WHERE i.id = $1 AND i.organisation_id = $2`, [
       id,
       organisationId,
-    ]);
+    ], { prepare: true });
     return row ?? null;
   };
 

@@ -57,6 +57,7 @@ export function createOrganisationRepository(db: Db): OrganisationRepository {
       const [row] = await db.query<{ organisation_id: number; token_hash: Uint8Array }>(
         'SELECT organisation_id, token_hash FROM api_tokens WHERE id = $1 AND revoked_at IS NULL',
         [tokenId],
+        { prepare: true },
       );
       return row ? { organisationId: row.organisation_id, hash: row.token_hash } : null;
     },

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { HNSW_SETTINGS, type Db, type Queryable } from './db.js';
+import { HNSW_SETTINGS, type Db, type Queryable, type QueryOptions } from './db.js';
 
 // Keep int8 and numeric as JS numbers where they fit: counts and ids here stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -9,6 +10,17 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 const RETRYABLE = new Set(['40P01', '40001']);
 const TRANSACTION_ATTEMPTS = 4;
 const RETRY_DELAY_MS = 20;
+
+const names = new Map<string, string>();
+/** A prepared statement's name: the same for the same text on every connection. */
+function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (name === undefined) {
+    name = `lore_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+    names.set(sql, name);
+  }
+  return name;
+}
 
 /** Connects a pool to a PostgreSQL server that has the `vector` extension available. */
 export async function openPostgres(url: string, max = 10): Promise<Db> {
@@ -20,8 +32,10 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
   await pool.query('SELECT 1');
 
   const wrap = (client: Pick<pg.Pool, 'query'>): Queryable => ({
-    async query<T>(sql: string, params: readonly unknown[] = []) {
-      const result = await client.query(sql, params as unknown[]);
+    async query<T>(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}) {
+      const result = options.prepare
+        ? await client.query({ name: statementName(sql), text: sql, values: params as unknown[] })
+        : await client.query(sql, params as unknown[]);
       return result.rows as T[];
     },
   });

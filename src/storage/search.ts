@@ -38,6 +38,7 @@ export function createSearchRepository(db: Db): SearchRepository {
            JOIN entries e ON e.id = x.entry_id AND e.organisation_id = $1
            LEFT JOIN chunks c ON c.id = x.chunk_id AND c.entry_id = x.entry_id`,
         [scope.organisationId, items.map((i) => i.entryId), items.map((i) => i.chunkId)],
+        { prepare: true },
       );
       return rows.map(({ chunk_text: chunkText, ...entry }) => ({ entry, chunkText }));
     },
@@ -77,6 +78,7 @@ export function createSearchRepository(db: Db): SearchRepository {
         `INSERT INTO search_log (organisation_id, integration_id, query, result_count, top_score, latency_ms)
          VALUES ($1, $2, $3, $4, $5, $6)`,
         [scope.organisationId, row.integrationId, row.query, row.resultCount, row.topScore, row.latencyMs],
+        { prepare: true },
       );
     },
 
@@ -150,6 +152,7 @@ async function lexical(
      SELECT (SELECT array_agg(term) FROM w) AS terms, (SELECT array_agg(idf) FROM w) AS idfs,
        (SELECT n FROM s) AS n, (SELECT avgdl FROM s) AS avgdl, (SELECT array_agg(chunk_id) FROM lex) AS ids`,
     params,
+    { prepare: filters.length === 0 },
   );
   const idf = new Map<string, number>();
   (row?.terms ?? []).forEach((term, i) => idf.set(term, Number(row!.idfs![i])));
@@ -211,6 +214,7 @@ async function scored(
        1 - coalesce(cand.distance, (SELECT v.embedding <=> ${q} FROM chunk_vectors v WHERE v.chunk_id = cand.chunk_id)) AS cosine
      FROM cand JOIN chunks c ON c.id = cand.chunk_id AND c.organisation_id = $1 AND c.collection_id = ANY($2::uuid[])`,
     params,
+    { prepare: filters.length === 0 },
   );
   return rows.map((r) => ({ chunkId: Number(r.id), entryId: r.entry_id, bm25: Number(r.bm25), cosine: Number(r.cosine) }));
 }
