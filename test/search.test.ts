@@ -18,6 +18,10 @@ const ARTICLES = [
 const XQUAD: { languages: Record<string, { paragraphs: { id: string; text: string }[]; questions: { paragraph: string; text: string }[] }> } =
   JSON.parse(readFileSync(new URL('./fixtures/xquad-sample.json', import.meta.url), 'utf8'));
 
+/** Vietnamese paragraphs, questions on them and questions on paragraphs left out. */
+const VIETNAMESE: { paragraphs: { id: string; text: string }[]; answerable: { paragraph: string; text: string }[]; unanswerable: string[] } =
+  JSON.parse(readFileSync(new URL('./fixtures/xquad-vi-unanswerable.json', import.meta.url), 'utf8'));
+
 for (const backend of backends()) {
   describe(`search [${backend}]`, () => {
     let server: TestServer;
@@ -204,6 +208,24 @@ for (const backend of backends()) {
           assert.deepEqual([top?.source_type, top?.source_id], [lang, question.paragraph], `${lang}: ${question.text}`);
           assert.match(top.snippet, /<mark>/, `${lang}: the snippet marks the matched words`);
         }
+      }
+    });
+
+    it('keeps the threshold meaningful in a language the model knows badly: unrelated Vietnamese questions find nothing', async () => {
+      // The model gives unrelated Vietnamese texts high cosines; with English's calibration
+      // these questions scored 0.51 and 0.53 against paragraphs that do not answer them.
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Vietnamese' } })).body.data.id;
+      const entries = VIETNAMESE.paragraphs.map((p) => ({ source_type: 'vi', source_id: p.id, raw_text: p.text }));
+      await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } });
+      const vietnamese = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'custom', name: 'Vietnamese', collection_ids: [collection] } })).body.data.id;
+      const ask = (q: string) => server.call('GET', `/api/v1/integrations/${vietnamese}/search?query=${encodeURIComponent(q)}`, { token });
+      for (const question of VIETNAMESE.answerable) {
+        const res = await ask(question.text);
+        assert.equal(res.body.data[0]?.source_id, question.paragraph, question.text);
+      }
+      for (const question of VIETNAMESE.unanswerable) {
+        const res = await ask(question);
+        assert.deepEqual(res.body.data.map((h: { source_id: string; score_breakdown: { similarity: number } }) => [h.source_id, h.score_breakdown.similarity]), [], question);
       }
     });
 

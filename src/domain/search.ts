@@ -61,6 +61,43 @@ function stopwatch(timings: StageTimings) {
 export const CALIBRATION = { cosFloor: 0.15, cosCeil: 0.65 } as const;
 
 /**
+ * The cosine's range by query language. all-MiniLM-L6-v2 knows little of most languages
+ * but English and gives their unrelated texts high cosines (XQuAD, the median candidate of a
+ * question whose article is absent: 0.07 in English, 0.27 German, 0.40 Romanian, 0.53
+ * Turkish, 0.59 Vietnamese). With English's range that background alone passed the 0.4
+ * threshold: chat answered 98 % of Vietnamese, 90 % of Turkish and 76 % of Romanian
+ * questions whose article was not in the collection (English: 7 %). Each range below was
+ * chosen on half of XQuAD's questions, from a grid (floor 0.15–0.95 by 0.05, width 0.3–0.6),
+ * as the one that keeps the most gold paragraphs among the top 6 at 0.4 while letting
+ * through no more unrelated questions than English does (7 %), or as few as any range does
+ * where none reaches that (el, hi, th: the lexical side lets the rest through); then
+ * checked on the other half (`npm run bench:answers -- --sets thresholds`). The first-hit
+ * rate stays or rises (held out: ar 81 → 85 %, es 91 → 93 %, others within a point). An
+ * unmeasured language gets the measured ranges' median; an undetected one English's.
+ */
+const COSINE_RANGES: Readonly<Record<string, { cosFloor: number; cosCeil: number }>> = {
+  ar: { cosFloor: 0.55, cosCeil: 0.95 },
+  de: { cosFloor: 0.3, cosCeil: 0.7 },
+  el: { cosFloor: 0.8, cosCeil: 1.4 },
+  en: CALIBRATION,
+  es: { cosFloor: 0.3, cosCeil: 0.9 },
+  hi: { cosFloor: 0.65, cosCeil: 1.15 },
+  ro: { cosFloor: 0.4, cosCeil: 1.0 },
+  ru: { cosFloor: 0.65, cosCeil: 1.15 },
+  th: { cosFloor: 0.35, cosCeil: 0.85 },
+  tr: { cosFloor: 0.45, cosCeil: 0.95 },
+  vi: { cosFloor: 0.65, cosCeil: 1.25 },
+  zh: { cosFloor: 0.35, cosCeil: 0.75 },
+  und: CALIBRATION,
+};
+const UNMEASURED_RANGE = { cosFloor: 0.45, cosCeil: 0.95 } as const;
+
+/** The cosine's calibration for a query in `language` (see COSINE_RANGES). */
+export function cosineRange(language: string): { cosFloor: number; cosCeil: number } {
+  return COSINE_RANGES[language] ?? UNMEASURED_RANGE;
+}
+
+/**
  * Weight of the lexical signal by query language. all-MiniLM-L6-v2 is English-centric:
  * measured on XQuAD (bench/quality.ts), its vectors reach nDCG@10 0.96 in English, 0.73 in
  * German and 0.06–0.2 in Chinese and Thai, so BM25 carries more of the score there.
@@ -179,6 +216,7 @@ export function createSearchService(deps: {
     embedding.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
     const { terms, language } = await analyseQuery(query, () => (collectionIds.length ? search.languages(scope, collectionIds) : Promise.resolve([])));
     const weight = lexicalWeight(language);
+    const range = cosineRange(language);
     lap('terms');
     let found: LexicalCandidates =
       lexical && terms.length > 0 && collectionIds.length > 0
@@ -195,7 +233,7 @@ export function createSearchService(deps: {
     const { idf } = found;
     // Normaliser: every query term present once in a chunk of average length.
     const ideal = [...idf.values()].reduce((sum, w) => sum + w, 0) + unknownTermsWeight(terms, idf);
-    return { chunks, ideal, terms, weight };
+    return { chunks, ideal, terms, weight, range };
   }
 
   async function embedQuery(query: string): Promise<Float32Array> {
@@ -212,7 +250,7 @@ export function createSearchService(deps: {
   function fuse(found: Awaited<ReturnType<typeof gather>>, mode: SearchMode, threshold: number): Ranked[] {
     const best = new Map<string, { chunk: ChunkScore; similarity: number }>();
     for (const chunk of found.chunks) {
-      const similarity = score(chunk, found.ideal, mode, found.weight);
+      const similarity = score(chunk, found.ideal, mode, found.weight, found.range);
       const current = best.get(chunk.entryId);
       if (!current || similarity > current.similarity) best.set(chunk.entryId, { chunk, similarity });
     }
@@ -357,8 +395,8 @@ function unknownTermsWeight(terms: readonly string[], idf: Map<string, number>):
   return Math.min(missing, Math.ceil(terms.length / 2)) * Math.max(...idf.values()) * 0.5;
 }
 
-function score(chunk: ChunkScore, ideal: number, mode: SearchMode, lexicalWeight: number): number {
-  const { cosFloor, cosCeil } = CALIBRATION;
+function score(chunk: ChunkScore, ideal: number, mode: SearchMode, lexicalWeight: number, range: { cosFloor: number; cosCeil: number }): number {
+  const { cosFloor, cosCeil } = range;
   const vector = clamp((chunk.cosine - cosFloor) / (cosCeil - cosFloor));
   const lexical = ideal > 0 ? clamp(chunk.bm25 / ideal) : 0;
   if (mode === 'vector') return vector;
