@@ -20,9 +20,14 @@
  *   and with the page the visitor is on (`context: {url, title}`); reported: gold string in the
  *   answer and gold section cited, both ways.
  *
+ * - `thresholds`: per XQuAD language, what the chat threshold keeps (the gold paragraph among
+ *   the top 6 at or above it) and what it lets through (questions whose article is left out
+ *   of the collection, answered), at 0.20–0.40 (see thresholdsSet).
+ *
  *   npm run bench:answers                           # docs; XQuAD en, de, zh, th; every question
  *   npm run bench:answers -- --sets docs
  *   npm run bench:answers -- --sets pages
+ *   npm run bench:answers -- --sets thresholds --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh --questions 300
  *   npm run bench:answers -- --sets xquad --langs en --questions 200 --streamed 100
  */
 import path from 'node:path';
