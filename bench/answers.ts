@@ -75,15 +75,8 @@ if (sets.includes('thresholds')) await thresholdsSet();
 
 const rows: Row[] = [];
 for (const lang of sets.includes('xquad') ? values.langs.split(',') : []) {
-  const base = path.join(values.data, lang);
-  const collection = (await call('POST', '/api/v1/collections', { name: `xquad-${lang}` })).data.id;
-  const paragraphs = jsonl<{ _id: string; title: string; text: string }>(path.join(base, 'corpus.jsonl'));
-  for (let i = 0; i < paragraphs.length; i += 50) {
-    const entries = paragraphs.slice(i, i + 50).map((p) => ({ source_type: 'xquad', source_id: p._id, title: p.title.replace(/_/g, ' '), raw_text: p.text, source_url: url(lang, p._id) }));
-    await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries });
-  }
-  const integration = (await call('POST', '/api/v1/integrations', { type: 'chatbot', name: `xquad-${lang}`, collection_ids: [collection] })).data.id;
-  const qa = jsonl<{ question: string; answers: string[]; context_id: string }>(path.join(base, 'qa.jsonl')).slice(0, maxQuestions);
+  const integration = await xquadIntegration(`xquad-${lang}`, lang, xquadParagraphs(lang));
+  const qa = jsonl<{ question: string; answers: string[]; context_id: string }>(path.join(values.data, lang, 'qa.jsonl')).slice(0, maxQuestions);
 
   let gold = 0;
   let cited = 0;
@@ -103,8 +96,7 @@ for (const lang of sets.includes('xquad') ? values.langs.split(',') : []) {
     if (citedGold) cited++;
     else {
       // Why not: was the gold paragraph among the passages the writer was given (as search ranks them)?
-      const hits = await call('GET', `/api/v1/integrations/${integration}/search?${new URLSearchParams({ query: retrievalQuery(q.question), threshold: '0', per_page: '50' })}`);
-      const all = hits.data as { source_url: string; score_breakdown: { similarity: number } }[];
+      const all = await ranked(integration, q.question, 50);
       const at = all.findIndex((h) => h.source_url === url(lang, q.context_id));
       if (at >= 0 && at < 6 && all[at]!.score_breakdown.similarity >= 0.4) uncitedButGiven++;
       else if (at < 0) missed.absent++;
@@ -149,6 +141,28 @@ for (const r of rows) {
 }
 await lore.close();
 
+interface XquadParagraph { _id: string; title: string; text: string }
+
+function xquadParagraphs(lang: string): XquadParagraph[] {
+  return jsonl<XquadParagraph>(path.join(values.data, lang, 'corpus.jsonl'));
+}
+
+/** A chatbot integration over a new collection of `paragraphs`, ingested through the HTTP API. */
+async function xquadIntegration(name: string, lang: string, paragraphs: readonly XquadParagraph[]): Promise<string> {
+  const collection = (await call('POST', '/api/v1/collections', { name })).data.id;
+  for (let i = 0; i < paragraphs.length; i += 50) {
+    const entries = paragraphs.slice(i, i + 50).map((p) => ({ source_type: 'xquad', source_id: p._id, title: p.title.replace(/_/g, ' '), raw_text: p.text, source_url: url(lang, p._id) }));
+    await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries });
+  }
+  return (await call('POST', '/api/v1/integrations', { type: 'chatbot', name, collection_ids: [collection] })).data.id as string;
+}
+
+/** The best `perPage` hits for a question at threshold 0, searched as chat retrieves (retrievalQuery). */
+async function ranked(integration: string, question: string, perPage: number) {
+  const params = new URLSearchParams({ query: retrievalQuery(question), threshold: '0', per_page: String(perPage) });
+  return (await call('GET', `/api/v1/integrations/${integration}/search?${params}`)).data as { source_url: string; score_breakdown: { similarity: number } }[];
+}
+
 /**
  * The `thresholds` set: what a chat threshold keeps and what it lets through, per language.
  * Answerable: the first `--questions` questions over all 240 paragraphs; the gold paragraph
@@ -162,32 +176,21 @@ async function thresholdsSet(): Promise<void> {
   console.log(`${'lang'.padEnd(5)} ${sweep.map((t) => `at ${t.toFixed(2)}`.padEnd(17)).join(' ')}`);
   const article = (id: string) => Number(/^xq(\d+)_/.exec(id)![1]);
   for (const lang of values.langs.split(',')) {
-    const base = path.join(values.data, lang);
-    const paragraphs = jsonl<{ _id: string; title: string; text: string }>(path.join(base, 'corpus.jsonl'));
-    const all = jsonl<{ question: string; answers: string[]; context_id: string }>(path.join(base, 'qa.jsonl'));
-    const integrationOf = async (name: string, kept: typeof paragraphs) => {
-      const collection = (await call('POST', '/api/v1/collections', { name })).data.id;
-      for (let i = 0; i < kept.length; i += 50) {
-        const entries = kept.slice(i, i + 50).map((p) => ({ source_type: 'xquad', source_id: p._id, title: p.title.replace(/_/g, ' '), raw_text: p.text, source_url: url(lang, p._id) }));
-        await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries });
-      }
-      return (await call('POST', '/api/v1/integrations', { type: 'chatbot', name, collection_ids: [collection] })).data.id as string;
-    };
-    const search = async (integration: string, question: string) =>
-      (await call('GET', `/api/v1/integrations/${integration}/search?${new URLSearchParams({ query: retrievalQuery(question), threshold: '0', per_page: '6' })}`)).data as { source_url: string; score_breakdown: { similarity: number } }[];
-    const full = await integrationOf(`thresholds-${lang}`, paragraphs);
-    const half = await integrationOf(`thresholds-odd-${lang}`, paragraphs.filter((p) => article(p._id) % 2 === 1));
+    const paragraphs = xquadParagraphs(lang);
+    const all = jsonl<{ question: string; context_id: string }>(path.join(values.data, lang, 'qa.jsonl'));
+    const full = await xquadIntegration(`thresholds-${lang}`, lang, paragraphs);
+    const half = await xquadIntegration(`thresholds-odd-${lang}`, lang, paragraphs.filter((p) => article(p._id) % 2 === 1));
     const kept = sweep.map(() => 0);
     const answered = sweep.map(() => 0);
     const answerable = all.slice(0, maxQuestions);
     for (const q of answerable) {
-      const hits = await search(full, q.question);
+      const hits = await ranked(full, q.question, 6);
       const gold = hits.find((h) => h.source_url === url(lang, q.context_id));
       sweep.forEach((t, i) => { if (gold && gold.score_breakdown.similarity >= t) kept[i]!++; });
     }
     const unanswerable = all.filter((q) => article(q.context_id) % 2 === 0).filter((_, i) => i % 2 === 0).slice(0, maxQuestions);
     for (const q of unanswerable) {
-      const top = (await search(half, q.question))[0]?.score_breakdown.similarity ?? 0;
+      const top = (await ranked(half, q.question, 6))[0]?.score_breakdown.similarity ?? 0;
       sweep.forEach((t, i) => { if (top >= t) answered[i]!++; });
     }
     console.log(`${lang.padEnd(5)} ${sweep.map((_, i) => `${pct(kept[i]! / answerable.length)} / ${pct(answered[i]! / unanswerable.length)}`.padEnd(17)).join(' ')}`);

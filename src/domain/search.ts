@@ -60,6 +60,9 @@ function stopwatch(timings: StageTimings) {
  */
 export const CALIBRATION = { cosFloor: 0.15, cosCeil: 0.65 } as const;
 
+/** Cosines mapped linearly from [cosFloor, cosCeil] to [0, 1]. */
+interface CosineRange { cosFloor: number; cosCeil: number }
+
 /**
  * The cosine's range by query language. all-MiniLM-L6-v2 knows little of most languages
  * but English and gives their unrelated texts high cosines (XQuAD, the median candidate of a
@@ -76,7 +79,7 @@ export const CALIBRATION = { cosFloor: 0.15, cosCeil: 0.65 } as const;
  * paragraphs (el); German gains nothing within a point. Unmeasured languages, German and
  * undetected queries keep English's range.
  */
-const COSINE_RANGES: Readonly<Record<string, { cosFloor: number; cosCeil: number }>> = {
+const COSINE_RANGES: Readonly<Record<string, CosineRange>> = {
   ar: { cosFloor: 0.1, cosCeil: 0.8 },
   el: { cosFloor: 0.2, cosCeil: 0.7 },
   es: { cosFloor: 0.1, cosCeil: 0.8 },
@@ -90,7 +93,7 @@ const COSINE_RANGES: Readonly<Record<string, { cosFloor: number; cosCeil: number
 };
 
 /** The cosine's calibration for a query in `language` (see COSINE_RANGES). */
-export function cosineRange(language: string): { cosFloor: number; cosCeil: number } {
+export function cosineRange(language: string): CosineRange {
   return COSINE_RANGES[language] ?? CALIBRATION;
 }
 
@@ -392,7 +395,7 @@ function unknownTermsWeight(terms: readonly string[], idf: Map<string, number>):
   return Math.min(missing, Math.ceil(terms.length / 2)) * Math.max(...idf.values()) * 0.5;
 }
 
-function score(chunk: ChunkScore, ideal: number, mode: SearchMode, lexicalWeight: number, range: { cosFloor: number; cosCeil: number }): number {
+function score(chunk: ChunkScore, ideal: number, mode: SearchMode, lexicalWeight: number, range: CosineRange): number {
   const { cosFloor, cosCeil } = range;
   const vector = clamp((chunk.cosine - cosFloor) / (cosCeil - cosFloor));
   const lexical = ideal > 0 ? clamp(chunk.bm25 / ideal) : 0;
