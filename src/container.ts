@@ -7,6 +7,7 @@ import { createEntryService } from './domain/entries.js';
 import { createIngestion } from './domain/ingestion.js';
 import { createIntegrationService } from './domain/integrations.js';
 import { createSearchService } from './domain/search.js';
+import { createSearchLog, type SearchLog } from './domain/searchLog.js';
 import { createOrganisationService } from './domain/organisations.js';
 import { createPagesService } from './domain/pages.js';
 import { createUsageService } from './domain/usage.js';
@@ -43,6 +44,8 @@ export interface Container {
   demo: DemoService;
   db: Db;
   embedder: Embedder;
+  /** The analytics log of searches, written every second (tests flush it to read it at once). */
+  searchLog: SearchLog;
   close(): Promise<void>;
 }
 
@@ -95,7 +98,12 @@ export async function createContainer(config: Config, options: ContainerOptions)
   });
 
   const entries = createEntryService({ collections: collectionRepository, entries: entryRepository, ingestion });
-  const search = createSearchService({ integrations, search: createSearchRepository(db), embedder });
+  const searchRepository = createSearchRepository(db);
+  const searchLog = createSearchLog({
+    write: (rows) => searchRepository.logSearches(rows),
+    log: (error) => process.emitWarning(`The search log could not be saved; retrying every second: ${String(error)}`),
+  });
+  const search = createSearchService({ integrations, search: searchRepository, embedder, searchLog });
   const conversations = createConversationRepository(db);
   const widgetRepository = createWidgetRepository(db);
   const visitors = createVisitorConversationService({ conversations, widgets: widgetRepository, ttlDays: config.conversationTtlDays });
@@ -144,9 +152,11 @@ export async function createContainer(config: Config, options: ContainerOptions)
     demo,
     db,
     embedder,
+    searchLog,
     async close() {
       clearInterval(expiry);
       await usage.close();
+      await searchLog.close();
       // A running VACUUM finishes and releases its lease: closed under it, the lease would stay
       // held for its 30 minutes and no process would run the job meanwhile.
       await maintenance.idle();

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import type { SearchLogRow } from '../src/domain/ports.js';
+import { createSearchLog } from '../src/domain/searchLog.js';
 import { backends, startServer, type TestServer } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -167,7 +169,7 @@ for (const backend of backends()) {
 
     it('records searches and events; refuses both when inactive', async () => {
       await search('query=analytics+probe');
-      await new Promise((r) => setTimeout(r, 50));
+      await server.container.searchLog.flush();
       const logged = await server.container.db.query<{ query: string; result_count: number; latency_ms: number }>(
         "SELECT query, result_count, latency_ms FROM search_log WHERE query = 'analytics probe'",
       );
@@ -191,6 +193,26 @@ for (const backend of backends()) {
       } finally {
         await server.call('PATCH', `/api/v1/integrations/${integration}`, { token, body: { is_active: true } });
       }
+    });
+
+    it('writes the search log in batches: searches of a second in one statement, at their own time; rows of a deleted integration left out', async () => {
+      const before = Date.now();
+      await Promise.all(['batch probe one', 'batch probe two', 'batch probe three'].map((q) => search(`query=${encodeURIComponent(q)}`)));
+      // A second integration, deleted before the log is written: its search is not kept.
+      const collections = (await server.call('GET', `/api/v1/integrations/${integration}`, { token })).body.data.collection_ids as string[];
+      const doomed = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Doomed', collection_ids: collections } })).body.data.id as string;
+      assert.equal((await server.call('GET', `/api/v1/integrations/${doomed}/search?query=batch+probe+doomed`, { token })).status, 200);
+      assert.equal((await server.call('DELETE', `/api/v1/integrations/${doomed}`, { token })).status, 204);
+      const logged = () =>
+        server.container.db.query<{ query: string; at: number }>(
+          "SELECT query, extract(epoch FROM created_at) * 1000 AS at FROM search_log WHERE query LIKE 'batch probe%' ORDER BY query",
+        );
+      await server.container.searchLog.flush();
+      const rows = await logged();
+      assert.deepEqual(rows.map((r) => r.query), ['batch probe one', 'batch probe three', 'batch probe two']);
+      for (const row of rows) assert.ok(Number(row.at) >= before - 1 && Number(row.at) <= Date.now(), 'kept at the time of the search');
+      await server.container.searchLog.flush();
+      assert.equal((await logged()).length, 3, 'a flush writes each row once');
     });
 
     it('finds passages in Chinese, Thai, German and Russian (segmentation, stemming, folding)', async () => {
@@ -237,3 +259,29 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('search log writer', () => {
+  it('keeps the rows a failed write refused and writes them with the next flush, once', async () => {
+    const written: string[] = [];
+    let refuse = true;
+    const warnings: unknown[] = [];
+    const log = createSearchLog({
+      write: async (rows) => {
+        if (refuse) throw new Error('database down');
+        written.push(...rows.map((r) => r.query));
+      },
+      flushIntervalMs: 60_000,
+      log: (error) => warnings.push(error),
+    });
+    const row = (query: string): SearchLogRow => ({ organisationId: 1, integrationId: 'i', query, resultCount: 0, topScore: null, latencyMs: 1, at: new Date() });
+    log.record(row('a'));
+    log.record(row('b'));
+    await log.flush();
+    await log.flush();
+    assert.deepEqual([written, warnings.length], [[], 1], 'told once while failing');
+    refuse = false;
+    log.record(row('c'));
+    await log.close();
+    assert.deepEqual(written, ['a', 'b', 'c']);
+  });
+});

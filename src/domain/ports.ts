@@ -155,6 +155,18 @@ export interface LexicalCandidates {
   chunkIds: number[];
 }
 
+/** One search, as the analytics log keeps it. */
+export interface SearchLogRow {
+  organisationId: number;
+  integrationId: string;
+  query: string;
+  resultCount: number;
+  topScore: number | null;
+  latencyMs: number;
+  /** When the search was made. */
+  at: Date;
+}
+
 export interface SearchRepository {
   /**
    * The lexical pass over these collections (tenant-checked) for chunks passing the filters:
@@ -188,7 +200,11 @@ export interface SearchRepository {
   entryFields(scope: Scope, entryIds: readonly string[]): Promise<Map<string, Pick<Entry, 'meta' | 'searchable_meta'>>>;
   /** Distinct languages of the chunks in these collections (from statistics, not a scan). */
   languages(scope: Scope, collectionIds: readonly string[]): Promise<string[]>;
-  logSearch(scope: Scope, row: { integrationId: string; query: string; resultCount: number; topScore: number | null; latencyMs: number }): Promise<void>;
+  /**
+   * Adds searches to the analytics log, in one statement. Rows whose integration is gone (or
+   * is not of the row's organisation) are left out.
+   */
+  logSearches(rows: readonly SearchLogRow[]): Promise<void>;
   recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
 }
 

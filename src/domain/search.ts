@@ -6,6 +6,7 @@ import { UnavailableError } from './errors.js';
 import { analyze, detectLanguage } from './text/tokenize.js';
 import { applyBoosts, applySorts, type Boost, type RankingFields, type Ranked, type Sort } from './ranking.js';
 import { snippet } from './snippet.js';
+import type { SearchLog } from './searchLog.js';
 
 export interface SearchParams {
   query: string;
@@ -169,7 +170,7 @@ export interface SearchService {
   /**
    * Hybrid search over the integration's collections. Throws NotFoundError for unknown or
    * foreign integrations, ForbiddenError for inactive ones, UnavailableError when the
-   * embedder fails. Records the search for analytics without delaying the result.
+   * embedder fails. Records the search for analytics (searchLog) without delaying the result.
    */
   search(scope: Scope, integrationId: string, params: SearchParams, options?: { mode?: SearchMode }): Promise<SearchResult>;
   /**
@@ -196,9 +197,10 @@ export function createSearchService(deps: {
   integrations: IntegrationService;
   search: SearchRepository;
   embedder: Embedder;
-  log?: (error: unknown) => void;
+  /** Where searches are recorded for analytics. */
+  searchLog: Pick<SearchLog, 'record'>;
 }): SearchService {
-  const { integrations, search, embedder } = deps;
+  const { integrations, search, embedder, searchLog } = deps;
 
   /** Candidate chunks of a query with what fusion needs: the BM25 normaliser and the lexical weight. */
   async function gather(
@@ -323,11 +325,15 @@ export function createSearchService(deps: {
       };
       const latencyMs = performance.now() - started;
       timings.total = latencyMs;
-      // Analytics must not add latency: written after the response is built, errors only logged.
-      setImmediate(() => {
-        search
-          .logSearch(scope, { integrationId, query: params.query, resultCount: ranked.length, topScore: ranked.length ? top : null, latencyMs })
-          .catch((error) => deps.log?.(error));
+      // Analytics must not add latency: kept in memory, written with other searches within a second.
+      searchLog.record({
+        organisationId: scope.organisationId,
+        integrationId,
+        query: params.query,
+        resultCount: ranked.length,
+        topScore: ranked.length ? top : null,
+        latencyMs,
+        at: new Date(),
       });
       return result;
     },

@@ -1,5 +1,5 @@
 import type { Entry, JsonObject } from '../domain/model.js';
-import type { ChunkScore, LexicalCandidates, MetaFilter, SearchRepository } from '../domain/ports.js';
+import type { ChunkScore, LexicalCandidates, MetaFilter, SearchLogRow, SearchRepository } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
 import { iso, vectorLiteral } from './sql.js';
@@ -73,12 +73,24 @@ export function createSearchRepository(db: Db): SearchRepository {
       return rows.map((r) => r.language);
     },
 
-    async logSearch(scope, row) {
+    async logSearches(rows) {
+      if (rows.length === 0) return;
+      const column = <K extends keyof SearchLogRow>(key: K) => rows.map((r) => r[key]);
       await db.query(
-        `INSERT INTO search_log (organisation_id, integration_id, query, result_count, top_score, latency_ms)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [scope.organisationId, row.integrationId, row.query, row.resultCount, row.topScore, row.latencyMs],
-        { prepare: true },
+        `INSERT INTO search_log (organisation_id, integration_id, query, result_count, top_score, latency_ms, created_at)
+         SELECT x.organisation_id, x.integration_id, x.query, x.result_count, x.top_score, x.latency_ms, x.created_at
+         FROM unnest($1::int[], $2::uuid[], $3::text[], $4::int[], $5::real[], $6::real[], $7::timestamptz[])
+           AS x(organisation_id, integration_id, query, result_count, top_score, latency_ms, created_at)
+         JOIN integrations i ON i.id = x.integration_id AND i.organisation_id = x.organisation_id`,
+        [
+          column('organisationId'),
+          column('integrationId'),
+          column('query'),
+          column('resultCount'),
+          column('topScore'),
+          column('latencyMs'),
+          rows.map((r) => r.at.toISOString()),
+        ],
       );
     },
 
