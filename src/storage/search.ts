@@ -106,11 +106,20 @@ export function createSearchRepository(db: Db): SearchRepository {
 }
 
 /**
- * Postings a query term reads, best impact first. A term in fewer chunks is read whole; a
- * common term stops after its best POSTINGS_PER_TERM, so a query's lexical work is bounded
- * whatever the collection's size (docs/SEARCH.md). The candidates' scores are then exact.
+ * Postings a query term reads, best impact first: its rarest term reads up to
+ * POSTINGS_PER_TERM, a commoner one fewer, by the square of its idf's share of the rarest
+ * term's, down to MIN_POSTINGS_PER_TERM. A term in fewer chunks is read whole. So a query's
+ * lexical work is bounded whatever the collection's size, and spent where BM25's weight is
+ * (docs/SEARCH.md): a term as common as "effect" in SciFact (idf 2.2 beside 9.7) can only
+ * lift a chunk that other terms found, and the candidates' scores are then exact.
  */
 export const POSTINGS_PER_TERM = 1000;
+export const MIN_POSTINGS_PER_TERM = 100;
+
+/** SQL for a term's postings budget (see POSTINGS_PER_TERM) from its idf and the query's highest. */
+function postingsBudgetSql(idf: string, maxIdf: string): string {
+  return `greatest(${MIN_POSTINGS_PER_TERM}, round(${POSTINGS_PER_TERM} * power(${idf} / ${maxIdf}, 2)))::int`;
+}
 
 /** Up to this many chunks in a search's collections, vectors are compared exactly (see `scored`). */
 export const EXACT_VECTOR_SEARCH = 5_000;
@@ -142,16 +151,17 @@ async function lexical(
   const params: unknown[] = [organisationId, collectionIds, terms];
   const passes = filterClause(filters, params, 'g.chunk_id');
   // With filters, a term's best postings may all be filtered out: read every posting then.
-  const bound = filters.length > 0 ? '' : `ORDER BY p.impact DESC LIMIT ${POSTINGS_PER_TERM}`;
+  const bound = filters.length > 0 ? '' : `ORDER BY p.impact DESC LIMIT ${postingsBudgetSql('w.idf', 'w.maxidf')}`;
   const [row] = await db.query<{ terms: string[] | null; idfs: number[] | null; n: number; avgdl: number; ids: string[] | null }>(
     `WITH cols AS (SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[])),
        s AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
                coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
              FROM collection_stats WHERE collection_id IN (SELECT id FROM cols)),
-       w AS (SELECT d.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+       terms_idf AS (SELECT d.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf
              FROM (SELECT term, sum(df)::float8 AS df FROM collection_terms
                    WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[]) GROUP BY term) d, s
              WHERE s.n > 0),
+       w AS (SELECT term, idf, max(idf) OVER () AS maxidf FROM terms_idf),
        -- One index range per (collection, query term), best impact first; OFFSET 0 keeps the
        -- planner from turning it into a scan of the whole collection.
        lex AS (SELECT g.chunk_id FROM (
@@ -219,10 +229,12 @@ async function scored(
                 SELECT l.chunk_id, NULL FROM unnest($4::bigint[]) AS l(chunk_id)
                 WHERE NOT EXISTS (SELECT 1 FROM vec WHERE vec.chunk_id = l.chunk_id))
      SELECT c.id, c.entry_id,
-       -- Exact BM25: the candidate's postings of the query terms, by primary key (a correlated
-       -- subquery, so no planner reads the terms' whole posting lists instead).
-       coalesce((SELECT sum(($6::float8[])[array_position($5::text[], t.term)] * ${tfNormSql('t.tf', 't.length', '$7::float8')})
-                 FROM chunk_terms t WHERE t.chunk_id = cand.chunk_id AND t.term = ANY($5::text[])), 0) AS bm25,
+       -- Exact BM25: the candidate's postings (by primary key) joined to the query terms with
+       -- their idf, a correlated subquery so no planner reads the terms' whole posting lists
+       -- instead. The join hashes the terms once for every candidate; 'term = ANY(...)' made
+       -- each posting compare itself with every term (4.8 → 4.2 ms a search at 100k chunks).
+       coalesce((SELECT sum(q.idf * ${tfNormSql('t.tf', 't.length', '$7::float8')})
+                 FROM unnest($5::text[], $6::float8[]) AS q(term, idf) JOIN chunk_terms t ON t.chunk_id = cand.chunk_id AND t.term = q.term), 0) AS bm25,
        1 - coalesce(cand.distance, (SELECT v.embedding <=> ${q} FROM chunk_vectors v WHERE v.chunk_id = cand.chunk_id)) AS cosine
      FROM cand JOIN chunks c ON c.id = cand.chunk_id AND c.organisation_id = $1 AND c.collection_id = ANY($2::uuid[])`,
     params,
