@@ -28,8 +28,9 @@ export function createSearchLog(deps: {
   log?: (error: unknown) => void;
 }): SearchLog {
   let pending: SearchLogRow[] = [];
-  let running: Promise<void> | null = null;
   let failing = false;
+  /** The last flush asked for. */
+  let tail: Promise<void> = Promise.resolve();
   const timer = setInterval(() => void flush(), deps.flushIntervalMs ?? 1000);
   timer.unref();
 
@@ -57,22 +58,17 @@ export function createSearchLog(deps: {
     deps.log?.(new Error(`${dropped} searches were left out of the analytics log: the database refused them for too long.`));
   }
 
-  /** One flush at a time; a flush asked for during one runs after it (rows may have come since). */
+  /** One flush at a time (as the usage counters' `serial`): a flush asked for during one runs after it. */
   function flush(): Promise<void> {
-    const previous = running ?? Promise.resolve();
-    const next = previous.then(writeAll);
-    running = next;
-    void next.finally(() => {
-      if (running === next) running = null;
-    });
-    return next;
+    tail = tail.then(writeAll); // writeAll never rejects
+    return tail;
   }
 
   return {
     record(row) {
       pending.push(row);
       keepAtMost(MAX_KEPT);
-      if (pending.length === BATCH && !running) void flush();
+      if (pending.length === BATCH) void flush();
     },
     flush,
     async close() {
