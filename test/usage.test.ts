@@ -124,6 +124,27 @@ for (const backend of backends()) {
       assert.equal(await usage().countRequest(scope), false, 'and kept for the requests that follow');
     });
 
+    it('applies a quota changed in the database by another process to the next request here, whatever the credential', async () => {
+      const org = await server.createOrg();
+      const token = org.token;
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Docs' } })).body.data.id;
+      const chatbot = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name: 'Bot', collection_ids: [collection] } })).body.data.id;
+      const widget = (await server.call('POST', '/api/v1/widgets', { token, body: { type: 'chat', name: 'Chat', integration_id: chatbot, websites: ['docs.example.com'] } })).body;
+      const key = (await server.call('POST', '/api/v1/api-keys', { token, body: { name: 'CMS', permissions: ['pages.read'] } })).body.key;
+      const requests = {
+        token: () => server.call('GET', '/api/v1/collections', { token }),
+        key: () => server.call('GET', '/api/v1/me', { token: key }),
+        widget: () =>
+          server.call('POST', `/api/v1/${widget.data.key.replace('/', '/widgets/')}/events`, { body: { name: 'click' }, headers: { origin: 'https://docs.example.com' } }),
+      };
+      for (const [name, request] of Object.entries(requests)) assert.equal((await request()).status, 200, `${name} before`);
+      // Another process's admin change: this process's usage service has not read it.
+      await server.container.db.query('UPDATE organisations SET usage_quota = 1 WHERE id = $1', [org.id]);
+      for (const [name, request] of Object.entries(requests)) assert.equal((await request()).status, 402, `${name} after`);
+      await server.container.db.query('UPDATE organisations SET usage_quota = NULL WHERE id = $1', [org.id]);
+      for (const [name, request] of Object.entries(requests)) assert.equal((await request()).status, 200, `${name} lifted`);
+    });
+
     it('adds the counts of other processes on the same database', async () => {
       const org = await server.createOrg();
       const scope = { organisationId: org.id };

@@ -18,11 +18,16 @@ export interface Principal extends Scope {
   readonly permissions: readonly Permission[];
   /** Collection ids the credential is limited to; null = every source of the organisation. */
   readonly sourceIds: readonly string[] | null;
+  /**
+   * The organisation's monthly usage quota, read in the same statement as the credential, so
+   * an admin's change applies to the next request on every process.
+   */
+  readonly usageQuota: number | null;
 }
 
 /** The principal of an API v1 token: full access to its organisation. */
-export function tokenPrincipal(scope: Scope): Principal {
-  return { organisationId: scope.organisationId, kind: 'token', keyId: null, permissions: PERMISSIONS, sourceIds: null };
+export function tokenPrincipal(token: Scope & { usageQuota: number | null }): Principal {
+  return { organisationId: token.organisationId, kind: 'token', keyId: null, permissions: PERMISSIONS, sourceIds: null, usageQuota: token.usageQuota };
 }
 
 /** Throws ForbiddenError (403) unless the principal holds `permission`. */

@@ -82,6 +82,7 @@ export function createApiKeyService(deps: { apiKeys: ApiKeyRepository; collectio
         keyId: parsed.id,
         permissions: stored.permissions,
         sourceIds: stored.sourceIds,
+        usageQuota: stored.usageQuota,
       };
     },
   };

@@ -14,8 +14,11 @@ export interface OrganisationService {
   createToken(organisationId: number): Promise<{ token: string; tokenId: string }>;
   /** Throws NotFoundError when the token is unknown or already revoked. */
   revokeToken(tokenId: string): Promise<void>;
-  /** Resolves a bearer token to its organisation; throws UnauthenticatedError otherwise. */
-  authenticate(bearer: string): Promise<Scope>;
+  /**
+   * Resolves a bearer token to its organisation and the organisation's usage quota; throws
+   * UnauthenticatedError otherwise.
+   */
+  authenticate(bearer: string): Promise<Scope & { usageQuota: number | null }>;
 }
 
 export function createOrganisationService(deps: { organisations: OrganisationRepository }): OrganisationService {
@@ -55,7 +58,7 @@ export function createOrganisationService(deps: { organisations: OrganisationRep
       if (!parsed) throw new UnauthenticatedError();
       const stored = await organisations.findToken(parsed.id);
       if (!stored || !secretMatches(bearer, stored.hash)) throw new UnauthenticatedError();
-      return { organisationId: stored.organisationId };
+      return { organisationId: stored.organisationId, usageQuota: stored.usageQuota };
     },
   };
 }

@@ -41,7 +41,8 @@ export interface OrganisationRepository {
   update(id: number, patch: OrganisationPatch): Promise<Organisation | null>;
   insertToken(organisationId: number, tokenId: string, hash: Buffer): Promise<void>;
   /** The token's organisation and hash, unless unknown or revoked. */
-  findToken(tokenId: string): Promise<{ organisationId: number; hash: Uint8Array } | null>;
+  /** An unrevoked token's organisation and hash, with the organisation's `usage_quota`. */
+  findToken(tokenId: string): Promise<{ organisationId: number; hash: Uint8Array; usageQuota: number | null } | null>;
   /** Marks a token revoked; false when unknown or already revoked. */
   revokeToken(tokenId: string): Promise<boolean>;
 }
@@ -68,6 +69,8 @@ export interface StoredApiKey {
   hash: Uint8Array;
   permissions: Permission[];
   sourceIds: string[] | null;
+  /** The organisation's `usage_quota`. */
+  usageQuota: number | null;
 }
 
 export interface ApiKeyRepository {
@@ -390,6 +393,8 @@ export interface WidgetRow {
 export interface StoredWidget extends WidgetRow {
   organisationId: number;
   secretHash: Uint8Array;
+  /** The organisation's `usage_quota`. */
+  usageQuota: number | null;
 }
 
 export interface WidgetEventRecord {

@@ -23,9 +23,12 @@ export interface UsageService {
    * Counts one API request of the organisation in the current month (UTC) and resolves
    * whether it is within `usage_quota` (always true without a quota). Counting is in
    * memory: no database write on the request's path; the first request of an organisation
-   * (or of one idle for a minute) reads its quota and stored count once.
+   * (or of one idle for a minute) reads its quota and stored count once. `quota`, when
+   * given, is the quota just read with the request's credential, and replaces the one known
+   * (an admin's change applies to the next request on every process; other processes'
+   * counts arrive with each flush).
    */
-  countRequest(scope: Scope): Promise<boolean>;
+  countRequest(scope: Scope, quota?: number | null): Promise<boolean>;
   /**
    * Reserves one answer: takes an answer credit atomically (concurrent callers never take
    * more than there are; nothing is taken when credits are unlimited) and counts the
@@ -173,9 +176,10 @@ export function createUsageService(deps: {
   timer.unref();
 
   return {
-    async countRequest(scope) {
+    async countRequest(scope, quota) {
       const period = periodOf(now());
       const known = await month(scope, period);
+      if (quota !== undefined) known.quota = quota;
       bump(scope.organisationId, period, 1, 0);
       return known.quota === null || known.stored + unwritten(scope.organisationId, period).requests <= known.quota;
     },

@@ -12,6 +12,11 @@ declare module 'fastify' {
     scope: Scope;
     /** The credential's kind, permissions and source limit; set by the `credentialAuth` hook. */
     principal: Principal;
+    /**
+     * The organisation's monthly usage quota as read with the credential (by `credentialAuth`
+     * or `widgetAuth`): fresher than what the usage service last read.
+     */
+    usageQuota: number | null;
   }
   interface FastifyContextConfig {
     /**
@@ -62,6 +67,7 @@ export function credentialAuth(services: Authenticators) {
     }
     request.principal = principal;
     request.scope = { organisationId: principal.organisationId };
+    request.usageQuota = principal.usageQuota;
   };
 }
 

@@ -17,7 +17,7 @@ declare module 'fastify' {
  */
 export function usageQuota(usage: UsageService) {
   return async (request: FastifyRequest) => {
-    const withinQuota = await usage.countRequest(request.scope);
+    const withinQuota = await usage.countRequest(request.scope, request.usageQuota);
     const { answerRoute, quotaExempt } = request.routeOptions.config;
     if (!withinQuota && !answerRoute && !quotaExempt) {
       throw new PaymentRequiredError('The monthly usage quota of this organisation is exhausted.');

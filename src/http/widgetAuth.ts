@@ -105,5 +105,6 @@ export function widgetAuth(deps: { widgets: Pick<WidgetService, 'resolve'>; apiK
     }
     request.widget = widget;
     request.scope = { organisationId: widget.organisationId };
+    request.usageQuota = widget.usageQuota;
   };
 }

@@ -41,12 +41,26 @@ export function createApiKeyRepository(db: Db): ApiKeyRepository {
     },
 
     async find(id) {
-      const [row] = await db.query<{ organisation_id: number; key_hash: Uint8Array; permissions: Permission[]; source_ids: string[] | null }>(
-        'SELECT organisation_id, key_hash, permissions, source_ids::text[] AS source_ids FROM api_keys WHERE id = $1 AND revoked_at IS NULL',
+      const [row] = await db.query<{
+        organisation_id: number;
+        key_hash: Uint8Array;
+        permissions: Permission[];
+        source_ids: string[] | null;
+        usage_quota: number | null;
+      }>(
+        `SELECT k.organisation_id, k.key_hash, k.permissions, k.source_ids::text[] AS source_ids, o.usage_quota
+         FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
+         WHERE k.id = $1 AND k.revoked_at IS NULL`,
         [id],
       );
       return row
-        ? { organisationId: row.organisation_id, hash: row.key_hash, permissions: row.permissions, sourceIds: row.source_ids }
+        ? {
+            organisationId: row.organisation_id,
+            hash: row.key_hash,
+            permissions: row.permissions,
+            sourceIds: row.source_ids,
+            usageQuota: row.usage_quota,
+          }
         : null;
     },
   };

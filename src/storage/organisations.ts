@@ -54,12 +54,14 @@ export function createOrganisationRepository(db: Db): OrganisationRepository {
     },
 
     async findToken(tokenId) {
-      const [row] = await db.query<{ organisation_id: number; token_hash: Uint8Array }>(
-        'SELECT organisation_id, token_hash FROM api_tokens WHERE id = $1 AND revoked_at IS NULL',
+      const [row] = await db.query<{ organisation_id: number; token_hash: Uint8Array; usage_quota: number | null }>(
+        `SELECT t.organisation_id, t.token_hash, o.usage_quota
+         FROM api_tokens t JOIN organisations o ON o.id = t.organisation_id
+         WHERE t.id = $1 AND t.revoked_at IS NULL`,
         [tokenId],
         { prepare: true },
       );
-      return row ? { organisationId: row.organisation_id, hash: row.token_hash } : null;
+      return row ? { organisationId: row.organisation_id, hash: row.token_hash, usageQuota: row.usage_quota } : null;
     },
 
     async revokeToken(tokenId) {

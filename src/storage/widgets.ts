@@ -57,13 +57,13 @@ export function createWidgetRepository(db: Db): WidgetRepository {
     },
 
     async find(organisationPublicId, id) {
-      const [row] = await db.query<WidgetRow & { organisation_id: number; secret_hash: Uint8Array }>(
-        `SELECT ${COLUMNS}, w.organisation_id, w.secret_hash FROM ${FROM} WHERE o.public_id = $1 AND w.id = $2`,
+      const [row] = await db.query<WidgetRow & { organisation_id: number; secret_hash: Uint8Array; usage_quota: number | null }>(
+        `SELECT ${COLUMNS}, w.organisation_id, w.secret_hash, o.usage_quota FROM ${FROM} WHERE o.public_id = $1 AND w.id = $2`,
         [organisationPublicId, id],
       );
       if (!row) return null;
-      const { organisation_id, secret_hash, ...widget } = row;
-      return { ...widget, organisationId: organisation_id, secretHash: secret_hash } satisfies StoredWidget;
+      const { organisation_id, secret_hash, usage_quota, ...widget } = row;
+      return { ...widget, organisationId: organisation_id, secretHash: secret_hash, usageQuota: usage_quota } satisfies StoredWidget;
     },
 
     async recordEvent(scope, widgetId, e) {
