@@ -92,8 +92,12 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const entryRepository = createEntryRepository(db, embedder, maintenance);
   const ingestion = createIngestion({ embedder, entries: entryRepository, queueLimit: config.ingestQueue });
   const integrations = createIntegrationService({ integrations: createIntegrationRepository(db) });
+  // Test-only: how often the usage counters and the search log are written (default 1 s), so a
+  // test can tell the write at shutdown from a periodic one.
+  const flushIntervalMs = Number(process.env.LORE_TEST_FLUSH_INTERVAL_MS) || undefined;
   const usage = createUsageService({
     usage: createUsageRepository(db),
+    flushIntervalMs,
     log: (error) => process.emitWarning(`Usage counters could not be saved; retrying every second: ${String(error)}`),
   });
 
@@ -101,6 +105,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const searchRepository = createSearchRepository(db);
   const searchLog = createSearchLog({
     write: (rows) => searchRepository.logSearches(rows),
+    flushIntervalMs,
     log: (error) => process.emitWarning(`The search log could not be saved; retrying every second: ${String(error)}`),
   });
   const search = createSearchService({ integrations, search: searchRepository, embedder, searchLog });
