@@ -32,9 +32,18 @@ export function createIngestion(deps: { embedder: Embedder; entries: EntryReposi
   const { embedder, entries } = deps;
   const queueLimit = deps.queueLimit ?? DEFAULT_QUEUE_LIMIT;
   let queued = 0;
+  const overloaded = () =>
+    new OverloadedError(
+      `Too many texts are waiting to be embedded (${queued}); nothing was written. Retry after the Retry-After seconds.`,
+      Math.min(120, Math.max(1, Math.ceil(queued / TEXTS_PER_SECOND))),
+    );
 
   return {
     async prepare(scope, collectionId, fields) {
+      // Refused before any work when one text an entry would already overflow: chunking and
+      // tokenising a flood's batches only to refuse them took the CPU the model needed.
+      // (An entry whose chunks are all stored already needs no text: under such load it waits too.)
+      if (queued > 0 && queued + fields.length > queueLimit) throw overloaded();
       const drafts = fields.map((f) => draftChunks(f, embedder.model));
       const all = drafts.flat();
       const reusable = await entries.reusableEmbeddings(scope, collectionId, [
@@ -43,12 +52,7 @@ export function createIngestion(deps: { embedder: Embedder; entries: EntryReposi
       const missing = all.filter((d) => !reusable.has(d.contentHash));
       // Identical new chunks (e.g. repeated boilerplate) are embedded once.
       const texts = [...new Map(missing.map((d) => [d.contentHash, d.embedText])).entries()];
-      if (queued > 0 && queued + texts.length > queueLimit) {
-        throw new OverloadedError(
-          `Too many texts are waiting to be embedded (${queued}); nothing was written. Retry after the Retry-After seconds.`,
-          Math.min(120, Math.max(1, Math.ceil(queued / TEXTS_PER_SECOND))),
-        );
-      }
+      if (queued > 0 && queued + texts.length > queueLimit) throw overloaded();
       queued += texts.length;
       let vectors: Float32Array[];
       try {
