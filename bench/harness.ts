@@ -29,7 +29,7 @@ export interface StartOptions {
 export async function startLore(name: string, options: StartOptions = {}) {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), `lore-${name}-`));
   // Load from one token and one IP is the point of a benchmark: rate limits are off unless set.
-  const env: NodeJS.ProcessEnv = { LORE_RATE_LIMIT: '0', LORE_RATE_LIMIT_IP: '0', LORE_ANSWER_RATE_LIMIT: '0', ...process.env, LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent' };
+  const env: NodeJS.ProcessEnv = { LORE_RATE_LIMIT: '0', LORE_RATE_LIMIT_IP: '0', LORE_ANSWER_RATE_LIMIT: '0', LORE_QUERY_CACHE: '0', ...process.env, LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: 'silent' };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   const config = loadConfig(env);
   const embedder = options.embedder ?? (await createEmbedder(config));
@@ -105,6 +105,8 @@ export async function freePort(): Promise<number> {
 export async function serveLore(options: { databaseUrl?: string; dataDir?: string }) {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
+    // Benches measure a search's whole cost: repeated queries skip the model unless asked.
+    LORE_QUERY_CACHE: '0',
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',

@@ -34,6 +34,8 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** Texts waiting for the embedding model, at most; writes beyond it get 503 with Retry-After. */
   readonly ingestQueue: number;
+  /** Query embeddings kept in memory for repeated queries; 0 turns the cache off. */
+  readonly queryCache: number;
 }
 
 export type AnswersConfig =
@@ -112,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicUrl = url('LORE_PUBLIC_URL', ['http:', 'https:']);
   const bodyLimit = int('LORE_BODY_LIMIT', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024);
   const ingestQueue = int('LORE_INGEST_QUEUE', 2000, 1, 1_000_000);
+  const queryCache = int('LORE_QUERY_CACHE', 1000, 0, 1_000_000);
   const rateLimits = {
     perCredential: int('LORE_RATE_LIMIT', 600, 0, 1_000_000),
     perIp: int('LORE_RATE_LIMIT_IP', 1200, 0, 1_000_000),
@@ -195,7 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, bodyLimit,
     rateLimits: Object.freeze(rateLimits), redisUrl, trustProxy: trustProxy ?? false, answers: Object.freeze(answers),
-    conversationTtlDays, demo: demo ?? true, metricsToken, ingestQueue,
+    conversationTtlDays, demo: demo ?? true, metricsToken, ingestQueue, queryCache,
   });
 }
 

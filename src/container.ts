@@ -108,7 +108,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     flushIntervalMs,
     log: (error) => process.emitWarning(`The search log could not be saved; retrying every second: ${String(error)}`),
   });
-  const search = createSearchService({ integrations, search: searchRepository, embedder, searchLog });
+  const search = createSearchService({ integrations, search: searchRepository, embedder, searchLog, queryCache: config.queryCache });
   const conversations = createConversationRepository(db);
   const widgetRepository = createWidgetRepository(db);
   const visitors = createVisitorConversationService({ conversations, widgets: widgetRepository, ttlDays: config.conversationTtlDays });

@@ -98,6 +98,7 @@ export async function startServer(
     demo: false,
     metricsToken: undefined,
     ingestQueue: 2000,
+    queryCache: 1000,
     ...options.config,
   };
   const embedder = options.embedder ?? (await defaultEmbedder());

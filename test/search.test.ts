@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { SearchLogRow } from '../src/domain/ports.js';
+import { EmbedderError, type SearchLogRow } from '../src/domain/ports.js';
 import { createSearchLog } from '../src/domain/searchLog.js';
 import { backends, startServer, type TestServer } from './helpers.js';
 
@@ -283,5 +283,67 @@ describe('search log writer', () => {
     log.record(row('c'));
     await log.close();
     assert.deepEqual(written, ['a', 'b', 'c']);
+  });
+});
+
+describe('query embeddings', () => {
+  let server: TestServer;
+  const embedded: string[] = [];
+  let failing = false;
+  before(async () => {
+    server = await startServer('pglite', {
+      embedder: {
+        model: 'counting',
+        dimensions: 4,
+        async embed(texts) {
+          embedded.push(...texts);
+          if (failing) throw new EmbedderError('model down');
+          return texts.map(() => Float32Array.from([1, 0, 0, 0]));
+        },
+      },
+    });
+  });
+  after(() => server.close());
+
+  it('embeds a repeated query once, and a query whose embedding failed again', async () => {
+    const { token } = await server.createOrg();
+    const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Help' } })).body.data.id;
+    await server.call('POST', `/api/v1/collections/${collection}/entries`, { token, body: { title: 'Refunds', raw_text: 'Refunds are paid within five working days.' } });
+    const box = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Box', collection_ids: [collection] } })).body.data.id;
+    const search = (query: string) => server.call('GET', `/api/v1/integrations/${box}/search?query=${encodeURIComponent(query)}`, { token });
+    const times = (query: string) => embedded.filter((t) => t === query).length;
+
+    const [first, second] = await Promise.all([search('refund policy'), search('refund policy')]);
+    assert.deepEqual([first.status, second.status], [200, 200]);
+    assert.deepEqual(first.body.data, second.body.data);
+    assert.equal((await search('refund policy')).status, 200);
+    assert.equal(times('refund policy'), 1, 'at once and after: one embedding');
+    assert.equal((await search('refund time')).status, 200);
+    assert.equal(times('refund time'), 1);
+
+    failing = true;
+    assert.equal((await search('refund card')).status, 503);
+    failing = false;
+    assert.equal((await search('refund card')).status, 200, 'a failure is not kept');
+    assert.equal(times('refund card'), 2);
+  });
+});
+
+describe('query embeddings, cache off', () => {
+  it('embeds every query when LORE_QUERY_CACHE is 0', async () => {
+    const embedded: string[] = [];
+    const server = await startServer('pglite', {
+      config: { queryCache: 0 },
+      embedder: { model: 'counting', dimensions: 4, embed: async (texts) => (embedded.push(...texts), texts.map(() => Float32Array.from([1, 0, 0, 0]))) },
+    });
+    try {
+      const { token } = await server.createOrg();
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Help' } })).body.data.id;
+      const box = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Box', collection_ids: [collection] } })).body.data.id;
+      for (let i = 0; i < 2; i++) assert.equal((await server.call('GET', `/api/v1/integrations/${box}/search?query=refunds`, { token })).status, 200);
+      assert.equal(embedded.filter((t) => t === 'refunds').length, 2);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { IntegrationService } from './integrations.js';
 import type { Entry, Integration, JsonObject, Scope } from './model.js';
 import type { ChunkScore, Embedder, LexicalCandidates, MetaFilter, SearchRepository } from './ports.js';
@@ -199,8 +200,15 @@ export function createSearchService(deps: {
   embedder: Embedder;
   /** Where searches are recorded for analytics. */
   searchLog: Pick<SearchLog, 'record'>;
+  /** Query embeddings kept for repeated queries (default 1,000: about 2 MB with the bundled model); 0 keeps none. */
+  queryCache?: number;
 }): SearchService {
   const { integrations, search, embedder, searchLog } = deps;
+  // Query embeddings by query text. A search box asks again as the visitor types and pauses,
+  // and visitors ask the same popular questions: a repeated query skips the model, which is
+  // most of a search's CPU. In-flight embeddings are shared; failed ones are not kept.
+  const cacheSize = deps.queryCache ?? 1_000;
+  const queryEmbeddings = cacheSize > 0 ? new LRUCache<string, Promise<Float32Array>>({ max: cacheSize }) : null;
 
   /** Candidate chunks of a query with what fusion needs: the BM25 normaliser and the lexical weight. */
   async function gather(
@@ -238,14 +246,19 @@ export function createSearchService(deps: {
     return { chunks, ideal, terms, weight, range };
   }
 
-  async function embedQuery(query: string): Promise<Float32Array> {
-    try {
-      const [embedding] = await embedder.embed([query]);
-      return embedding!;
-    } catch (error) {
-      if (error instanceof EmbedderError) throw new UnavailableError('The embedding provider is unavailable.');
-      throw error;
-    }
+  function embedQuery(query: string): Promise<Float32Array> {
+    const cached = queryEmbeddings?.get(query);
+    if (cached) return cached;
+    const embedding = embedder.embed([query]).then(
+      ([vector]) => vector!,
+      (error: unknown) => {
+        if (queryEmbeddings?.peek(query) === embedding) queryEmbeddings.delete(query);
+        if (error instanceof EmbedderError) throw new UnavailableError('The embedding provider is unavailable.');
+        throw error;
+      },
+    );
+    queryEmbeddings?.set(query, embedding);
+    return embedding;
   }
 
   /** Entries by their best chunk's similarity in `mode`, at or above `threshold`, best first. */
