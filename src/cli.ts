@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const USAGE = `Usage:
@@ -9,6 +10,10 @@ const USAGE = `Usage:
   lore token revoke --id TOKEN_ID                revoke an API token
   lore export FILE                               copy the whole instance into FILE (gzip'd JSON lines; - for stdout)
   lore import FILE [--replace]                   load an export into an empty database (--replace: replace what it holds)
+  lore import DIR --collection ID [--base-url URL] [--prune] [--ignore PATTERN ...] [--token TOKEN]
+                                                 import a folder's Markdown, MDX and text files into a collection
+                                                 of a running server (--token defaults to $LORE_TOKEN); unchanged
+                                                 files are skipped, --prune deletes entries of files that are gone
 
 Admin commands call a running server: --url (default http://127.0.0.1:$PORT or 3000)
 and --master-key (default $LORE_MASTER_KEY). export and import work on the database itself:
@@ -53,6 +58,11 @@ async function main(argv: string[]): Promise<void> {
       url: { type: 'string' },
       'master-key': { type: 'string' },
       replace: { type: 'boolean', default: false },
+      collection: { type: 'string' },
+      'base-url': { type: 'string' },
+      prune: { type: 'boolean', default: false },
+      ignore: { type: 'string', multiple: true },
+      token: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -88,8 +98,23 @@ async function main(argv: string[]): Promise<void> {
     await admin('DELETE', `/tokens/${encodeURIComponent(values.id)}`, undefined, values);
     return print({ revoked: values.id }, `Revoked ${values.id}.`);
   }
+  if (noun === 'import' && values.collection !== undefined) {
+    if (!verb) fail('import needs a folder: lore import DIR --collection ID');
+    const token = values.token ?? process.env.LORE_TOKEN ?? '';
+    if (!token) fail('Set LORE_TOKEN or pass --token (an organisation API token).');
+    const { importFolder, formatReport, ImportError } = await import('./importCli.js');
+    const server = String(values.url ?? `http://127.0.0.1:${process.env.PORT || 3000}`);
+    try {
+      const report = await importFolder({ dir: verb, collection: values.collection, server, token, baseUrl: values['base-url'] ?? null, prune: values.prune, ignore: values.ignore ?? [] });
+      return print(report, formatReport(verb, values.collection, report));
+    } catch (error) {
+      if (error instanceof ImportError) fail(error.message);
+      throw error;
+    }
+  }
   if (noun === 'export' || noun === 'import') {
     if (!verb) fail(`${noun} needs a FILE (- for standard ${noun === 'export' ? 'output' : 'input'})`);
+    if (noun === 'import' && statSync(verb, { throwIfNoEntry: false })?.isDirectory()) fail(`${verb} is a folder: to import its files into a collection, pass --collection ID`);
     const { exportCommand, importCommand } = await import('./transferCli.js');
     return noun === 'export' ? exportCommand(verb) : importCommand(verb, { replace: values.replace });
   }

@@ -1,0 +1,177 @@
+/**
+ * A folder of documents as entries: which files are read, how each becomes an entry (title,
+ * text, source id and URL), and why a file is left out. Used by `lore import <dir>`
+ * (src/importCli.ts), which sends the entries through the public API's batch upsert.
+ */
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { parse as parseYaml } from 'yaml';
+import { LIMITS } from '../domain/entries.js';
+
+/** The source_type of entries made from files: the importer's own, so it may prune them. */
+export const FILE_SOURCE_TYPE = 'file';
+
+/** Extensions read, by how. */
+const MARKDOWN = new Set(['.md', '.markdown', '.mdx']);
+const TEXT = new Set(['.txt', '.text', '.rst', '.adoc']);
+/** Folders nobody means to import. */
+const ALWAYS_IGNORED = ['.*', 'node_modules/'];
+/** Files larger than this are not read at all (the entry limit is 500,000 characters). */
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+export interface FolderFile {
+  /** Path relative to the folder, with `/` separators: the entry's source_id. */
+  relative: string;
+  absolute: string;
+}
+
+export interface FileEntry {
+  source_type: string;
+  source_id: string;
+  title: string;
+  raw_text: string;
+  source_url: string | null;
+  meta: { path: string; content_sha256: string };
+}
+
+export type ReadResult = { entry: FileEntry; note?: string } | { skipped: string };
+
+/**
+ * Files under `dir` that the importer reads (Markdown, MDX, plain text), recursively, in a
+ * stable order; dot files and folders and node_modules are left out, and so is whatever the
+ * gitignore-style `patterns` match. Other files are returned in `unsupported`.
+ */
+export async function listFolder(dir: string, patterns: readonly string[] = []): Promise<{ files: FolderFile[]; unsupported: FolderFile[] }> {
+  const rules: Ignore = ignore().add([...ALWAYS_IGNORED, ...patterns]);
+  const files: FolderFile[] = [];
+  const unsupported: FolderFile[] = [];
+  async function walk(relativeDir: string): Promise<void> {
+    const entries = await readdir(path.join(dir, relativeDir), { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const relative = relativeDir ? `${relativeDir}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (!rules.ignores(`${relative}/`)) await walk(relative);
+      } else if (entry.isFile() && !rules.ignores(relative)) {
+        const file = { relative, absolute: path.join(dir, relative) };
+        const extension = path.extname(entry.name).toLowerCase();
+        (MARKDOWN.has(extension) || TEXT.has(extension) ? files : unsupported).push(file);
+      }
+    }
+  }
+  await walk('');
+  return { files, unsupported };
+}
+
+/** Reads one file as an entry, or says why it is left out. */
+export async function readFolderFile(file: FolderFile, baseUrl: string | null): Promise<ReadResult> {
+  const { size } = await stat(file.absolute);
+  if (size > MAX_FILE_BYTES) return { skipped: `larger than ${MAX_FILE_BYTES / 1024 / 1024} MB` };
+  const decoded = decode(await readFile(file.absolute));
+  if ('skipped' in decoded) return decoded;
+  const extension = path.extname(file.relative).toLowerCase();
+  const document = MARKDOWN.has(extension) ? markdownDocument(decoded.text, extension === '.mdx') : { title: null, text: decoded.text.trim() };
+  const text = document.text.trim();
+  if (text === '') return { skipped: 'no text' };
+  if (text.length > LIMITS.rawText) return { skipped: `longer than ${LIMITS.rawText.toLocaleString('en')} characters` };
+  if (file.relative.length > LIMITS.sourceId) return { skipped: `path longer than ${LIMITS.sourceId} characters` };
+  const title = (document.title ?? fileTitle(file.relative)).slice(0, LIMITS.title);
+  const sourceUrl = baseUrl ? fileUrl(baseUrl, file.relative) : null;
+  const hash = createHash('sha256').update(title).update('\0').update(text).update('\0').update(sourceUrl ?? '').digest('hex');
+  return {
+    entry: {
+      source_type: FILE_SOURCE_TYPE,
+      source_id: file.relative,
+      title,
+      raw_text: text,
+      source_url: sourceUrl !== null && sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null,
+      meta: { path: file.relative, content_sha256: hash },
+    },
+    ...(decoded.note ? { note: decoded.note } : {}),
+  };
+}
+
+/**
+ * Bytes as text: UTF-8 (a BOM dropped), UTF-16 with a BOM, else Windows-1252 (said in a
+ * note). A NUL byte in UTF-8 or Windows-1252 text means a binary file.
+ */
+export function decode(bytes: Buffer): { text: string; note?: string } | { skipped: string } {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)) };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)) };
+  if (bytes.includes(0)) return { skipped: 'binary (NUL bytes)' };
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes) };
+  } catch {
+    return { text: new TextDecoder('windows-1252').decode(bytes), note: 'not UTF-8: read as Windows-1252' };
+  }
+}
+
+/**
+ * A Markdown or MDX document: its title (front matter `title`, else its first `# ` heading)
+ * and its text without the front matter; for MDX also without ESM lines and JSX tags (their
+ * text content stays), outside code fences.
+ */
+export function markdownDocument(source: string, mdx: boolean): { title: string | null; text: string } {
+  let text = source.replace(/\r\n?/g, '\n');
+  let title: string | null = null;
+  const frontMatter = /^---\n([\s\S]*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)/.exec(text);
+  if (frontMatter) {
+    text = text.slice(frontMatter[0].length);
+    try {
+      const data = parseYaml(frontMatter[1]!) as unknown;
+      if (data && typeof data === 'object' && typeof (data as { title?: unknown }).title === 'string') title = (data as { title: string }).title.trim() || null;
+    } catch {
+      // Front matter that is not YAML is left out all the same.
+    }
+  }
+  if (mdx) text = stripMdx(text);
+  title ??= /^#[ \t]+(.+?)[ \t#]*$/m.exec(outsideFences(text))?.[1]?.trim() ?? null;
+  return { title, text };
+}
+
+/** MDX without its ESM lines and JSX tags, code fences untouched. */
+function stripMdx(text: string): string {
+  let fence: string | null = null;
+  return text
+    .split('\n')
+    .map((line) => {
+      const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+      if (marker && (fence === null || marker.startsWith(fence))) {
+        fence = fence === null ? marker : null;
+        return line;
+      }
+      if (fence !== null) return line;
+      if (/^(?:import|export)\s/.test(line)) return '';
+      return line.replace(/<\/?[A-Z][\w.]*(?:\s[^<>]*?)?\/?>/g, '');
+    })
+    .join('\n');
+}
+
+/** The text with fenced code blocks blanked (so a `# comment` in code is not a heading). */
+function outsideFences(text: string): string {
+  return text.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+}
+
+/** "getting-started/first_steps.md" → "First steps". */
+function fileTitle(relative: string): string {
+  const base = path.posix.basename(relative).replace(/\.[^.]+$/, '');
+  const words = base.replace(/[-_]+/g, ' ').trim() || base;
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * Where a file is published under `baseUrl`: Markdown without its extension, and `index` or
+ * `README` as its folder (`guide/intro.md` → `<base>/guide/intro`, `guide/index.md` →
+ * `<base>/guide/`); other files as they are named.
+ */
+export function fileUrl(baseUrl: string, relative: string): string {
+  let route = relative;
+  if (MARKDOWN.has(path.posix.extname(route).toLowerCase())) {
+    route = route.replace(/\.[^./]+$/, '');
+    route = route.replace(/(^|\/)(?:index|readme)$/i, '$1');
+  }
+  const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+  return new URL(route.split('/').map(encodeURIComponent).join('/'), base).toString();
+}

@@ -1,0 +1,123 @@
+/**
+ * `lore import <dir> --collection <id>` against a real Lore over HTTP: which files become
+ * entries and how (titles, front matter, MDX, encodings, URLs), what is skipped and why, a
+ * second run that sends nothing, changes and --prune, and the errors that end a run.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { importFolder } from '../src/importCli.js';
+import { constantEmbedder, startServer, type TestServer } from './helpers.js';
+import { runLoreCli } from './processes.js';
+
+const FILES: Record<string, string | Buffer> = {
+  'index.md': '---\ntitle: Welcome to Acme\ntags: [start]\n---\n\nAcme keeps your invoices in one place.\n',
+  'guide/install.md': '# Install Acme\n\nRun the installer:\n\n```sh\n# as root\n./install.sh\n```\n',
+  'guide/widgets.mdx': "import Tabs from '@theme/Tabs';\n\n# Widgets\n\n<Tabs>\nThe chat widget answers visitors.\n</Tabs>\n\n```jsx\n<Tabs />\n```\n",
+  'notes.txt': 'Plain notes about refunds.',
+  'legacy/latin1.txt': Buffer.from([0x4c, 0x65, 0x20, 0x63, 0x61, 0x66, 0xe9, 0x20, 0x65, 0x73, 0x74, 0x20, 0x6f, 0x75, 0x76, 0x65, 0x72, 0x74, 0x2e]), // "Le café est ouvert."
+  'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  'broken.md': Buffer.from('abc\u0000def'),
+  'empty.md': '---\ntitle: Nothing\n---\n\n',
+  'drafts/secret.md': '# Secret\n\nNot for visitors.',
+  '.hidden/x.md': '# Hidden',
+  'node_modules/pkg/readme.md': '# A dependency',
+};
+
+describe('lore import <dir> (folder import)', () => {
+  let server: TestServer;
+  let url: string;
+  let token: string;
+  let collection: string;
+  let dir: string;
+  before(async () => {
+    server = await startServer('pglite', { embedder: constantEmbedder });
+    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    token = (await server.createOrg()).token;
+    collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Docs' } })).body.data.id;
+    dir = mkdtempSync(path.join(tmpdir(), 'lore-folder-'));
+    for (const [name, content] of Object.entries(FILES)) {
+      mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      writeFileSync(path.join(dir, name), content);
+    }
+  });
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await server.close();
+  });
+
+  const run = (options: { prune?: boolean } = {}) =>
+    importFolder({ dir, collection, server: url, token, baseUrl: 'https://docs.example.com/', prune: options.prune ?? false, ignore: ['drafts/'], progress: false });
+  const entries = async () =>
+    new Map(
+      ((await server.call('GET', `/api/v1/collections/${collection}/entries?per_page=100`, { token })).body.data as { source_id: string; title: string; raw_text: string; source_url: string; updated_at: string; source_type: string }[]).map((e) => [e.source_id, e]),
+    );
+
+  it('makes an entry of each Markdown, MDX and text file, and says why the others were left out', async () => {
+    const report = await run();
+    assert.deepEqual([report.files, report.created, report.updated, report.unchanged, report.failed], [7, 5, 0, 0, []]);
+    assert.deepEqual(report.skipped.sort((a, b) => a.path.localeCompare(b.path)), [
+      { path: 'broken.md', reason: 'binary (NUL bytes)' },
+      { path: 'empty.md', reason: 'no text' },
+      { path: 'logo.png', reason: 'unsupported type (.png)' },
+    ]);
+    assert.deepEqual(report.notes, [{ path: 'legacy/latin1.txt', note: 'not UTF-8: read as Windows-1252' }]);
+
+    const stored = await entries();
+    assert.deepEqual([...stored.keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md', 'legacy/latin1.txt', 'notes.txt']);
+    assert.ok([...stored.values()].every((e) => e.source_type === 'file'));
+    const index = stored.get('index.md')!;
+    assert.deepEqual([index.title, index.source_url, index.raw_text], ['Welcome to Acme', 'https://docs.example.com/', 'Acme keeps your invoices in one place.']);
+    const install = stored.get('guide/install.md')!;
+    assert.deepEqual([install.title, install.source_url], ['Install Acme', 'https://docs.example.com/guide/install']);
+    assert.match(install.raw_text, /```sh\n# as root\n\.\/install\.sh\n```/, 'code blocks kept as Markdown');
+    const widgets = stored.get('guide/widgets.mdx')!;
+    assert.equal(widgets.title, 'Widgets');
+    assert.doesNotMatch(widgets.raw_text, /import Tabs|<\/?Tabs>\n/, 'ESM lines and JSX tags dropped');
+    assert.match(widgets.raw_text, /The chat widget answers visitors\./);
+    assert.match(widgets.raw_text, /```jsx\n<Tabs \/>\n```/, 'code fences left as they are');
+    assert.equal(stored.get('legacy/latin1.txt')!.raw_text, 'Le café est ouvert.');
+    assert.deepEqual([stored.get('notes.txt')!.title, stored.get('notes.txt')!.source_url], ['Notes', 'https://docs.example.com/notes.txt']);
+  });
+
+  it('sends nothing for an unchanged folder, updates a changed file, and prunes only when asked', async () => {
+    const before = await entries();
+    const again = await run();
+    assert.deepEqual([again.created, again.updated, again.unchanged], [0, 0, 5]);
+    const after = await entries();
+    for (const [id, entry] of before) assert.equal(after.get(id)!.updated_at, entry.updated_at, `${id} not written again`);
+
+    writeFileSync(path.join(dir, 'guide/install.md'), '# Install Acme\n\nRun the new installer.\n');
+    unlinkSync(path.join(dir, 'notes.txt'));
+    unlinkSync(path.join(dir, 'legacy/latin1.txt'));
+    const changed = await run();
+    assert.deepEqual([changed.created, changed.updated, changed.unchanged, changed.deleted], [0, 1, 2, 0]);
+    assert.equal((await entries()).get('guide/install.md')!.raw_text, '# Install Acme\n\nRun the new installer.');
+    assert.ok((await entries()).has('notes.txt'), 'kept without --prune');
+
+    // Through the command itself.
+    const cli = await runLoreCli(['import', dir, '--collection', collection, '--url', url, '--base-url', 'https://docs.example.com/', '--ignore', 'drafts/', '--prune'], { ...process.env, LORE_TOKEN: token });
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stdout, /5 files read — 0 new, 0 changed, 3 unchanged, 2 deleted, 3 skipped, 0 failed/);
+    assert.deepEqual([...(await entries()).keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md'], 'pruned, a path with a folder too');
+  });
+
+  it('ends with a clear message and a non-zero exit on bad arguments, an unreachable server, a wrong collection or token', async () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['import', dir], { LORE_TOKEN: token }, /is a folder: to import its files into a collection, pass --collection ID/],
+      [['import', dir, '--collection', collection, '--url', url], {}, /Set LORE_TOKEN or pass --token/],
+      [['import', path.join(dir, 'missing'), '--collection', collection, '--url', url], { LORE_TOKEN: token }, /is not a folder/],
+      [['import', dir, '--collection', collection, '--url', 'http://127.0.0.1:9'], { LORE_TOKEN: token }, /cannot reach Lore at http:\/\/127\.0\.0\.1:9/],
+      [['import', dir, '--collection', '00000000-0000-0000-0000-000000000000', '--url', url], { LORE_TOKEN: token }, /no collection 00000000-0000-0000-0000-000000000000 for this token/],
+      [['import', dir, '--collection', collection, '--url', url, '--token', 'lore_wrong'], {}, /the token was refused \(401\)/],
+      [['import', dir, '--collection', collection, '--url', url, '--base-url', 'docs.example.com'], { LORE_TOKEN: token }, /--base-url must be an http\(s\) URL/],
+    ];
+    for (const [args, env, message] of cases) {
+      const result = await runLoreCli(args, { ...process.env, LORE_TOKEN: '', ...env });
+      assert.notEqual(result.code, 0, args.join(' '));
+      assert.match(result.stderr, message, args.join(' '));
+    }
+  });
+});
