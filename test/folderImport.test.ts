@@ -1,6 +1,6 @@
 /**
  * `lore import <dir> --collection <id>` against a real Lore over HTTP: which files become
- * entries and how (titles, front matter, MDX, encodings, URLs), what is skipped and why, a
+ * entries and how (titles, front matter, MDX, HTML's main content as Markdown, encodings, URLs), what is skipped and why, a
  * second run that sends nothing, changes and --prune, and the errors that end a run.
  */
 import assert from 'node:assert/strict';
@@ -17,6 +17,17 @@ const FILES: Record<string, string | Buffer> = {
   'guide/install.md': '# Install Acme\n\nRun the installer:\n\n```sh\n# as root\n./install.sh\n```\n',
   'guide/widgets.mdx': "import Tabs from '@theme/Tabs';\n\n# Widgets\n\n<Tabs>\nThe chat widget answers visitors.\n</Tabs>\n\n```jsx\n<Tabs />\n```\n",
   'notes.txt': 'Plain notes about refunds.',
+  'site/install.html': `<!doctype html><html><head><title>Install — Acme Docs</title><link rel="canonical" href="https://docs.acme.test/install"></head>
+<body><header><a href="/">Acme</a><nav><a href="/a">Guide</a><a href="/b">API</a></nav></header>
+<div id="cookie-banner">We use cookies. Accept all?</div>
+<aside class="sidebar"><ul><li>Intro</li><li>Install</li></ul></aside>
+<main><article><h1>Install Acme</h1><p>Acme runs on any Linux machine with Node.js 20. Follow the steps below to install it and start the server for the first time.</p>
+<h2 id="steps">Steps</h2><ol><li>Download the installer.</li><li>Run it as root.</li></ol>
+<pre><code class="language-sh">curl -O https://acme.test/install.sh
+sudo sh install.sh</code></pre>
+<h2>Settings</h2><table><thead><tr><th>Variable</th><th>Default</th><th>Meaning</th></tr></thead><tbody><tr><td><code>PORT</code></td><td>3000</td><td>where to listen</td></tr><tr><td><code>HOST</code></td><td>127.0.0.1</td><td>the interface</td></tr></tbody></table>
+</article></main><footer>© Acme 2026 · Privacy</footer></body></html>
+`,
   'legacy/latin1.txt': Buffer.from([0x4c, 0x65, 0x20, 0x63, 0x61, 0x66, 0xe9, 0x20, 0x65, 0x73, 0x74, 0x20, 0x6f, 0x75, 0x76, 0x65, 0x72, 0x74, 0x2e]), // "Le café est ouvert."
   'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
   'broken.md': Buffer.from('abc\u0000def'),
@@ -57,7 +68,7 @@ describe('lore import <dir> (folder import)', () => {
 
   it('makes an entry of each Markdown, MDX and text file, and says why the others were left out', async () => {
     const report = await run();
-    assert.deepEqual([report.files, report.created, report.updated, report.unchanged, report.failed], [7, 5, 0, 0, []]);
+    assert.deepEqual([report.files, report.created, report.updated, report.unchanged, report.failed], [8, 6, 0, 0, []]);
     assert.deepEqual(report.skipped.sort((a, b) => a.path.localeCompare(b.path)), [
       { path: 'broken.md', reason: 'binary (NUL bytes)' },
       { path: 'empty.md', reason: 'no text' },
@@ -66,7 +77,7 @@ describe('lore import <dir> (folder import)', () => {
     assert.deepEqual(report.notes, [{ path: 'legacy/latin1.txt', note: 'not UTF-8: read as Windows-1252' }]);
 
     const stored = await entries();
-    assert.deepEqual([...stored.keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md', 'legacy/latin1.txt', 'notes.txt']);
+    assert.deepEqual([...stored.keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md', 'legacy/latin1.txt', 'notes.txt', 'site/install.html']);
     assert.ok([...stored.values()].every((e) => e.source_type === 'file'));
     const index = stored.get('index.md')!;
     assert.deepEqual([index.title, index.source_url, index.raw_text], ['Welcome to Acme', 'https://docs.example.com/', 'Acme keeps your invoices in one place.']);
@@ -79,13 +90,20 @@ describe('lore import <dir> (folder import)', () => {
     assert.match(widgets.raw_text, /The chat widget answers visitors\./);
     assert.match(widgets.raw_text, /```jsx\n<Tabs \/>\n```/, 'code fences left as they are');
     assert.equal(stored.get('legacy/latin1.txt')!.raw_text, 'Le café est ouvert.');
+    const page = stored.get('site/install.html')!;
+    assert.deepEqual([page.title, page.source_url], ['Install Acme', 'https://docs.example.com/site/install.html']);
+    assert.match(page.raw_text, /^Acme runs on any Linux machine/, 'the article, not the navigation');
+    assert.match(page.raw_text, /## Steps\n\n1\. +Download the installer\./);
+    assert.match(page.raw_text, /```sh\ncurl -O https:\/\/acme\.test\/install\.sh\nsudo sh install\.sh\n```/);
+    assert.match(page.raw_text, /\| `PORT` \| 3000 \| where to listen \|/);
+    for (const chrome of ['cookies', 'Privacy', 'Guide', 'Intro']) assert.ok(!page.raw_text.includes(chrome), `no "${chrome}"`);
     assert.deepEqual([stored.get('notes.txt')!.title, stored.get('notes.txt')!.source_url], ['Notes', 'https://docs.example.com/notes.txt']);
   });
 
   it('sends nothing for an unchanged folder, updates a changed file, and prunes only when asked', async () => {
     const before = await entries();
     const again = await run();
-    assert.deepEqual([again.created, again.updated, again.unchanged], [0, 0, 5]);
+    assert.deepEqual([again.created, again.updated, again.unchanged], [0, 0, 6]);
     const after = await entries();
     for (const [id, entry] of before) assert.equal(after.get(id)!.updated_at, entry.updated_at, `${id} not written again`);
 
@@ -93,15 +111,15 @@ describe('lore import <dir> (folder import)', () => {
     unlinkSync(path.join(dir, 'notes.txt'));
     unlinkSync(path.join(dir, 'legacy/latin1.txt'));
     const changed = await run();
-    assert.deepEqual([changed.created, changed.updated, changed.unchanged, changed.deleted], [0, 1, 2, 0]);
+    assert.deepEqual([changed.created, changed.updated, changed.unchanged, changed.deleted], [0, 1, 3, 0]);
     assert.equal((await entries()).get('guide/install.md')!.raw_text, '# Install Acme\n\nRun the new installer.');
     assert.ok((await entries()).has('notes.txt'), 'kept without --prune');
 
     // Through the command itself.
     const cli = await runLoreCli(['import', dir, '--collection', collection, '--url', url, '--base-url', 'https://docs.example.com/', '--ignore', 'drafts/', '--prune'], { ...process.env, LORE_TOKEN: token });
     assert.equal(cli.code, 0, cli.stderr);
-    assert.match(cli.stdout, /5 files read — 0 new, 0 changed, 3 unchanged, 2 deleted, 3 skipped, 0 failed/);
-    assert.deepEqual([...(await entries()).keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md'], 'pruned, a path with a folder too');
+    assert.match(cli.stdout, /6 files read — 0 new, 0 changed, 4 unchanged, 2 deleted, 3 skipped, 0 failed/);
+    assert.deepEqual([...(await entries()).keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md', 'site/install.html'], 'pruned, a path with a folder too');
   });
 
   it('ends with a clear message and a non-zero exit on bad arguments, an unreachable server, a wrong collection or token', async () => {

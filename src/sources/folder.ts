@@ -9,6 +9,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { parse as parseYaml } from 'yaml';
 import { LIMITS } from '../domain/entries.js';
+import { htmlToMarkdown } from './html.js';
 
 /** The source_type of entries made from files: the importer's own, so it may prune them. */
 export const FILE_SOURCE_TYPE = 'file';
@@ -16,6 +17,7 @@ export const FILE_SOURCE_TYPE = 'file';
 /** Extensions read, by how. */
 const MARKDOWN = new Set(['.md', '.markdown', '.mdx']);
 const TEXT = new Set(['.txt', '.text', '.rst', '.adoc']);
+const HTML = new Set(['.html', '.htm', '.xhtml']);
 /** Folders nobody means to import. */
 const ALWAYS_IGNORED = ['.*', 'node_modules/'];
 /** Files larger than this are not read at all (the entry limit is 500,000 characters). */
@@ -39,7 +41,7 @@ export interface FileEntry {
 export type ReadResult = { entry: FileEntry; note?: string } | { skipped: string };
 
 /**
- * Files under `dir` that the importer reads (Markdown, MDX, plain text), recursively, in a
+ * Files under `dir` that the importer reads (Markdown, MDX, HTML, plain text), recursively, in a
  * stable order; dot files and folders and node_modules are left out, and so is whatever the
  * gitignore-style `patterns` match. Other files are returned in `unsupported`.
  */
@@ -57,7 +59,7 @@ export async function listFolder(dir: string, patterns: readonly string[] = []):
       } else if (entry.isFile() && !rules.ignores(relative)) {
         const file = { relative, absolute: path.join(dir, relative) };
         const extension = path.extname(entry.name).toLowerCase();
-        (MARKDOWN.has(extension) || TEXT.has(extension) ? files : unsupported).push(file);
+        (MARKDOWN.has(extension) || TEXT.has(extension) || HTML.has(extension) ? files : unsupported).push(file);
       }
     }
   }
@@ -72,7 +74,11 @@ export async function readFolderFile(file: FolderFile, baseUrl: string | null): 
   const decoded = decode(await readFile(file.absolute));
   if ('skipped' in decoded) return decoded;
   const extension = path.extname(file.relative).toLowerCase();
-  const document = MARKDOWN.has(extension) ? markdownDocument(decoded.text, extension === '.mdx') : { title: null, text: decoded.text.trim() };
+  const document = MARKDOWN.has(extension)
+    ? markdownDocument(decoded.text, extension === '.mdx')
+    : HTML.has(extension)
+      ? (({ title, markdown }) => ({ title, text: markdown }))(htmlToMarkdown(decoded.text))
+      : { title: null, text: decoded.text };
   const text = document.text.trim();
   if (text === '') return { skipped: 'no text' };
   if (text.length > LIMITS.rawText) return { skipped: `longer than ${LIMITS.rawText.toLocaleString('en')} characters` };

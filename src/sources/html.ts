@@ -1,0 +1,60 @@
+/**
+ * A web page's readable content as Markdown: the main text (Mozilla's Readability, on a
+ * linkedom document), not its navigation, header, footer or cookie banner, with headings,
+ * lists, tables and code blocks kept as Markdown (turndown with GitHub-flavoured tables).
+ * Used by the folder import for .html files; meant for the crawler too.
+ */
+import { Readability } from '@mozilla/readability';
+import { gfm } from '@joplin/turndown-plugin-gfm';
+import { parseHTML } from 'linkedom';
+import TurndownService from 'turndown';
+
+export interface HtmlDocument {
+  /** The page's title: Readability's, else `<title>`, else its first `<h1>`. */
+  title: string | null;
+  markdown: string;
+  /** `<link rel="canonical">`, as written. */
+  canonical: string | null;
+}
+
+/** Elements that are never content. */
+const CHROME = 'script, style, noscript, template, iframe, nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [aria-hidden="true"]';
+/** Cookie and consent banners, by the names sites give them. */
+const BANNERS = '[id*="cookie" i], [class*="cookie" i], [id*="consent" i], [class*="consent" i]';
+/** Below this much text, Readability's pick is not trusted over the page's main element. */
+const MIN_READABLE_CHARS = 200;
+
+const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
+turndown.use(gfm);
+// A code block keeps its language from `class="language-x"` on <pre> or <code>.
+turndown.addRule('fencedCode', {
+  filter: (node) => node.nodeName === 'PRE',
+  replacement: (_content, node) => {
+    const element = node as HTMLElement;
+    const code = element.querySelector('code') ?? element;
+    const language = /(?:^|\s)(?:language|lang)-([\w+#-]+)/.exec(`${code.getAttribute('class') ?? ''} ${element.getAttribute('class') ?? ''}`)?.[1] ?? '';
+    const text = (code.textContent ?? '').replace(/\n$/, '');
+    const fence = text.includes('```') ? '~~~' : '```';
+    return `\n\n${fence}${language}\n${text}\n${fence}\n\n`;
+  },
+});
+
+export function htmlToMarkdown(html: string): HtmlDocument {
+  const { document } = parseHTML(html);
+  const canonical = document.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? null;
+  const pageTitle = document.querySelector('title')?.textContent?.trim() || null;
+  const heading = document.querySelector('h1')?.textContent?.trim() || null;
+
+  for (const element of document.querySelectorAll(`${CHROME}, ${BANNERS}`)) element.remove();
+  const main = document.querySelector('main, [role="main"], article') ?? document.body;
+  const mainHtml = main?.innerHTML ?? '';
+  let article: { title?: string | null; content?: string | null; textContent?: string | null } | null = null;
+  try {
+    article = new Readability(document as unknown as Document, { keepClasses: true }).parse();
+  } catch {
+    article = null;
+  }
+  const readable = article?.content && (article.textContent?.trim().length ?? 0) >= Math.min(MIN_READABLE_CHARS, (main?.textContent ?? '').trim().length * 0.5);
+  const markdown = turndown.turndown(readable ? article!.content! : mainHtml).replace(/\n{3,}/g, '\n\n').trim();
+  return { title: heading ?? (article?.title?.trim() || null) ?? pageTitle, markdown, canonical };
+}
