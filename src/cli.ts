@@ -11,7 +11,7 @@ const USAGE = `Usage:
   lore export FILE                               copy the whole instance into FILE (gzip'd JSON lines; - for stdout)
   lore import FILE [--replace]                   load an export into an empty database (--replace: replace what it holds)
   lore import DIR --collection ID [--base-url URL] [--prune] [--ignore PATTERN ...] [--token TOKEN]
-                                                 import a folder's Markdown, MDX, HTML and text files into a collection
+                                                 import a folder's Markdown, MDX, HTML, PDF and text files into a collection
                                                  of a running server (--token defaults to $LORE_TOKEN); unchanged
                                                  files are skipped, --prune deletes entries of files that are gone
 

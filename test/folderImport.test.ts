@@ -1,6 +1,6 @@
 /**
  * `lore import <dir> --collection <id>` against a real Lore over HTTP: which files become
- * entries and how (titles, front matter, MDX, HTML's main content as Markdown, encodings, URLs), what is skipped and why, a
+ * entries and how (titles, front matter, MDX, HTML's main content as Markdown, PDF text, encodings, URLs), what is skipped and why, a
  * second run that sends nothing, changes and --prune, and the errors that end a run.
  */
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { importFolder } from '../src/importCli.js';
 import { constantEmbedder, startServer, type TestServer } from './helpers.js';
+import { makePdf } from './fixtures/pdf.js';
 import { runLoreCli } from './processes.js';
 
 const FILES: Record<string, string | Buffer> = {
@@ -17,6 +18,8 @@ const FILES: Record<string, string | Buffer> = {
   'guide/install.md': '# Install Acme\n\nRun the installer:\n\n```sh\n# as root\n./install.sh\n```\n',
   'guide/widgets.mdx': "import Tabs from '@theme/Tabs';\n\n# Widgets\n\n<Tabs>\nThe chat widget answers visitors.\n</Tabs>\n\n```jsx\n<Tabs />\n```\n",
   'notes.txt': 'Plain notes about refunds.',
+  'manuals/refunds.pdf': makePdf('Refund policy', ['Refunds are paid within five working days.', 'Ask billing for anything else.']),
+  'bad.pdf': Buffer.from('%PDF-1.4\nnot really a PDF'),
   'site/install.html': `<!doctype html><html><head><title>Install — Acme Docs</title><link rel="canonical" href="https://docs.acme.test/install"></head>
 <body><header><a href="/">Acme</a><nav><a href="/a">Guide</a><a href="/b">API</a></nav></header>
 <div id="cookie-banner">We use cookies. Accept all?</div>
@@ -68,8 +71,10 @@ describe('lore import <dir> (folder import)', () => {
 
   it('makes an entry of each Markdown, MDX and text file, and says why the others were left out', async () => {
     const report = await run();
-    assert.deepEqual([report.files, report.created, report.updated, report.unchanged, report.failed], [8, 6, 0, 0, []]);
-    assert.deepEqual(report.skipped.sort((a, b) => a.path.localeCompare(b.path)), [
+    assert.deepEqual([report.files, report.created, report.updated, report.unchanged, report.failed], [10, 7, 0, 0, []]);
+    const badPdf = report.skipped.find((s) => s.path === 'bad.pdf');
+    assert.match(badPdf?.reason ?? '', /^unreadable PDF \(/);
+    assert.deepEqual(report.skipped.filter((s) => s !== badPdf).sort((a, b) => a.path.localeCompare(b.path)), [
       { path: 'broken.md', reason: 'binary (NUL bytes)' },
       { path: 'empty.md', reason: 'no text' },
       { path: 'logo.png', reason: 'unsupported type (.png)' },
@@ -77,7 +82,7 @@ describe('lore import <dir> (folder import)', () => {
     assert.deepEqual(report.notes, [{ path: 'legacy/latin1.txt', note: 'not UTF-8: read as Windows-1252' }]);
 
     const stored = await entries();
-    assert.deepEqual([...stored.keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md', 'legacy/latin1.txt', 'notes.txt', 'site/install.html']);
+    assert.deepEqual([...stored.keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md', 'legacy/latin1.txt', 'manuals/refunds.pdf', 'notes.txt', 'site/install.html']);
     assert.ok([...stored.values()].every((e) => e.source_type === 'file'));
     const index = stored.get('index.md')!;
     assert.deepEqual([index.title, index.source_url, index.raw_text], ['Welcome to Acme', 'https://docs.example.com/', 'Acme keeps your invoices in one place.']);
@@ -90,6 +95,8 @@ describe('lore import <dir> (folder import)', () => {
     assert.match(widgets.raw_text, /The chat widget answers visitors\./);
     assert.match(widgets.raw_text, /```jsx\n<Tabs \/>\n```/, 'code fences left as they are');
     assert.equal(stored.get('legacy/latin1.txt')!.raw_text, 'Le café est ouvert.');
+    const pdf = stored.get('manuals/refunds.pdf')!;
+    assert.deepEqual([pdf.title, pdf.raw_text, pdf.source_url], ['Refund policy', 'Refunds are paid within five working days.\nAsk billing for anything else.', 'https://docs.example.com/manuals/refunds.pdf']);
     const page = stored.get('site/install.html')!;
     assert.deepEqual([page.title, page.source_url], ['Install Acme', 'https://docs.example.com/site/install.html']);
     assert.match(page.raw_text, /^Acme runs on any Linux machine/, 'the article, not the navigation');
@@ -103,7 +110,7 @@ describe('lore import <dir> (folder import)', () => {
   it('sends nothing for an unchanged folder, updates a changed file, and prunes only when asked', async () => {
     const before = await entries();
     const again = await run();
-    assert.deepEqual([again.created, again.updated, again.unchanged], [0, 0, 6]);
+    assert.deepEqual([again.created, again.updated, again.unchanged], [0, 0, 7]);
     const after = await entries();
     for (const [id, entry] of before) assert.equal(after.get(id)!.updated_at, entry.updated_at, `${id} not written again`);
 
@@ -111,15 +118,15 @@ describe('lore import <dir> (folder import)', () => {
     unlinkSync(path.join(dir, 'notes.txt'));
     unlinkSync(path.join(dir, 'legacy/latin1.txt'));
     const changed = await run();
-    assert.deepEqual([changed.created, changed.updated, changed.unchanged, changed.deleted], [0, 1, 3, 0]);
+    assert.deepEqual([changed.created, changed.updated, changed.unchanged, changed.deleted], [0, 1, 4, 0]);
     assert.equal((await entries()).get('guide/install.md')!.raw_text, '# Install Acme\n\nRun the new installer.');
     assert.ok((await entries()).has('notes.txt'), 'kept without --prune');
 
     // Through the command itself.
     const cli = await runLoreCli(['import', dir, '--collection', collection, '--url', url, '--base-url', 'https://docs.example.com/', '--ignore', 'drafts/', '--prune'], { ...process.env, LORE_TOKEN: token });
     assert.equal(cli.code, 0, cli.stderr);
-    assert.match(cli.stdout, /6 files read — 0 new, 0 changed, 4 unchanged, 2 deleted, 3 skipped, 0 failed/);
-    assert.deepEqual([...(await entries()).keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md', 'site/install.html'], 'pruned, a path with a folder too');
+    assert.match(cli.stdout, /8 files read — 0 new, 0 changed, 5 unchanged, 2 deleted, 4 skipped, 0 failed/);
+    assert.deepEqual([...(await entries()).keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md', 'manuals/refunds.pdf', 'site/install.html'], 'pruned, a path with a folder too');
   });
 
   it('ends with a clear message and a non-zero exit on bad arguments, an unreachable server, a wrong collection or token', async () => {

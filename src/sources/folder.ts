@@ -10,6 +10,7 @@ import ignore, { type Ignore } from 'ignore';
 import { parse as parseYaml } from 'yaml';
 import { LIMITS } from '../domain/entries.js';
 import { htmlToMarkdown } from './html.js';
+import { pdfText } from './pdf.js';
 
 /** The source_type of entries made from files: the importer's own, so it may prune them. */
 export const FILE_SOURCE_TYPE = 'file';
@@ -18,6 +19,7 @@ export const FILE_SOURCE_TYPE = 'file';
 const MARKDOWN = new Set(['.md', '.markdown', '.mdx']);
 const TEXT = new Set(['.txt', '.text', '.rst', '.adoc']);
 const HTML = new Set(['.html', '.htm', '.xhtml']);
+const PDF = '.pdf';
 /** Folders nobody means to import. */
 const ALWAYS_IGNORED = ['.*', 'node_modules/'];
 /** Files larger than this are not read at all (the entry limit is 500,000 characters). */
@@ -41,7 +43,7 @@ export interface FileEntry {
 export type ReadResult = { entry: FileEntry; note?: string } | { skipped: string };
 
 /**
- * Files under `dir` that the importer reads (Markdown, MDX, HTML, plain text), recursively, in a
+ * Files under `dir` that the importer reads (Markdown, MDX, HTML, PDF, plain text), recursively, in a
  * stable order; dot files and folders and node_modules are left out, and so is whatever the
  * gitignore-style `patterns` match. Other files are returned in `unsupported`.
  */
@@ -59,7 +61,7 @@ export async function listFolder(dir: string, patterns: readonly string[] = []):
       } else if (entry.isFile() && !rules.ignores(relative)) {
         const file = { relative, absolute: path.join(dir, relative) };
         const extension = path.extname(entry.name).toLowerCase();
-        (MARKDOWN.has(extension) || TEXT.has(extension) || HTML.has(extension) ? files : unsupported).push(file);
+        (MARKDOWN.has(extension) || TEXT.has(extension) || HTML.has(extension) || extension === PDF ? files : unsupported).push(file);
       }
     }
   }
@@ -71,14 +73,31 @@ export async function listFolder(dir: string, patterns: readonly string[] = []):
 export async function readFolderFile(file: FolderFile, baseUrl: string | null): Promise<ReadResult> {
   const { size } = await stat(file.absolute);
   if (size > MAX_FILE_BYTES) return { skipped: `larger than ${MAX_FILE_BYTES / 1024 / 1024} MB` };
-  const decoded = decode(await readFile(file.absolute));
-  if ('skipped' in decoded) return decoded;
+  const bytes = await readFile(file.absolute);
   const extension = path.extname(file.relative).toLowerCase();
+  if (extension === PDF) {
+    let pdf: { title: string | null; text: string };
+    try {
+      pdf = await pdfText(new Uint8Array(bytes));
+    } catch (error) {
+      return { skipped: `unreadable PDF (${(error as Error).message})` };
+    }
+    if (pdf.text.trim() === '') return { skipped: 'no text (a scanned PDF without a text layer?)' };
+    return fileEntry(file, pdf, baseUrl);
+  }
+  const decoded = decode(bytes);
+  if ('skipped' in decoded) return decoded;
   const document = MARKDOWN.has(extension)
     ? markdownDocument(decoded.text, extension === '.mdx')
     : HTML.has(extension)
       ? (({ title, markdown }) => ({ title, text: markdown }))(htmlToMarkdown(decoded.text))
       : { title: null, text: decoded.text };
+  const read = fileEntry(file, document, baseUrl);
+  return 'entry' in read && decoded.note ? { ...read, note: decoded.note } : read;
+}
+
+/** The entry of a file read as `document`, or why it is left out. */
+function fileEntry(file: FolderFile, document: { title: string | null; text: string }, baseUrl: string | null): ReadResult {
   const text = document.text.trim();
   if (text === '') return { skipped: 'no text' };
   if (text.length > LIMITS.rawText) return { skipped: `longer than ${LIMITS.rawText.toLocaleString('en')} characters` };
@@ -95,7 +114,6 @@ export async function readFolderFile(file: FolderFile, baseUrl: string | null): 
       source_url: sourceUrl !== null && sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null,
       meta: { path: file.relative, content_sha256: hash },
     },
-    ...(decoded.note ? { note: decoded.note } : {}),
   };
 }
 
