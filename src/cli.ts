@@ -102,11 +102,11 @@ async function main(argv: string[]): Promise<void> {
     if (!verb) fail('import needs a folder: lore import DIR --collection ID');
     const token = values.token ?? process.env.LORE_TOKEN ?? '';
     if (!token) fail('Set LORE_TOKEN or pass --token (an organisation API token).');
-    const { importFolder, formatReport, ImportError } = await import('./importCli.js');
+    const { importFolder, formatImportReport, ImportError } = await import('./importCli.js');
     const server = String(values.url ?? `http://127.0.0.1:${process.env.PORT || 3000}`);
     try {
       const report = await importFolder({ dir: verb, collection: values.collection, server, token, baseUrl: values['base-url'] ?? null, prune: values.prune, ignore: values.ignore ?? [] });
-      return print(report, formatReport(verb, values.collection, report));
+      return print(report, formatImportReport(verb, values.collection, report));
     } catch (error) {
       if (error instanceof ImportError) fail(error.message);
       throw error;

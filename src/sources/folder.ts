@@ -10,6 +10,7 @@ import ignore, { type Ignore } from 'ignore';
 import { parse as parseYaml } from 'yaml';
 import { LIMITS } from '../domain/entries.js';
 import { htmlToMarkdown } from './html.js';
+import type { SourceEntry } from './loreApi.js';
 import { pdfText } from './pdf.js';
 
 /** The source_type of entries made from files: the importer's own, so it may prune them. */
@@ -31,16 +32,7 @@ export interface FolderFile {
   absolute: string;
 }
 
-export interface FileEntry {
-  source_type: string;
-  source_id: string;
-  title: string;
-  raw_text: string;
-  source_url: string | null;
-  meta: { path: string; content_sha256: string };
-}
-
-export type ReadResult = { entry: FileEntry; note?: string } | { skipped: string };
+export type ReadResult = { entry: SourceEntry; note?: string } | { skipped: string };
 
 /**
  * Files under `dir` that the importer reads (Markdown, MDX, HTML, PDF, plain text), recursively, in a

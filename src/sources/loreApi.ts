@@ -1,0 +1,161 @@
+/**
+ * What the content sources (`lore import DIR`, `lore crawl URL`) need of a running Lore's
+ * public API: a client that waits out 429 and 503, the entries a source already wrote to a
+ * collection, batch upserts that name the entries refused, and deletes by source.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A failure that ends the run (bad arguments, unreachable server, refused credential). */
+export class ImportError extends Error {}
+
+export type Api = (method: string, route: string, body?: unknown) => Promise<{ status: number; body: unknown; message: string }>;
+
+/** An entry as a source writes it. */
+export interface SourceEntry {
+  source_type: string;
+  source_id: string;
+  title: string;
+  raw_text: string;
+  source_url: string | null;
+  meta: { content_sha256: string } & Record<string, string | null>;
+}
+
+/** What a run did to the collection, and what it left out. */
+export interface SourceReport {
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  skipped: { path: string; reason: string }[];
+  failed: { path: string; reason: string }[];
+  notes: { path: string; note: string }[];
+}
+
+export function emptyReport(): SourceReport {
+  return { created: 0, updated: 0, unchanged: 0, deleted: 0, skipped: [], failed: [], notes: [] };
+}
+
+/** Entries a batch request carries, at most (the API's limit), and its body size, about. */
+const BATCH_ENTRIES = 50;
+const BATCH_BYTES = 4 * 1024 * 1024;
+/** Waits for 429 / 503 answers, and how many times a request is tried. */
+const MAX_WAIT_MS = 60_000;
+const ATTEMPTS = 8;
+
+/**
+ * Calls the API with the token; waits as told (Retry-After) on 429 and 503 and retries, and
+ * retries a dropped connection. An unreachable server or a refused token ends the run.
+ */
+export function loreClient(server: string, token: string): Api {
+  const base = server.replace(/\/+$/, '');
+  return async (method, route, body) => {
+    for (let attempt = 1; ; attempt++) {
+      let response: Response;
+      try {
+        response = await fetch(base + route, {
+          method,
+          headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(10 * 60_000),
+        });
+      } catch (error) {
+        const reason = (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message;
+        if (attempt === 1) throw new ImportError(`cannot reach Lore at ${base}: ${reason}`);
+        if (attempt >= ATTEMPTS) throw new ImportError(`lost Lore at ${base}: ${reason}`);
+        await sleep(Math.min(MAX_WAIT_MS, 500 * 2 ** attempt));
+        continue;
+      }
+      const text = await response.text();
+      let parsed: unknown = null;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        parsed = null;
+      }
+      if (response.status === 401) throw new ImportError('the token was refused (401): pass --token or set LORE_TOKEN to an organisation API token');
+      if ((response.status === 429 || response.status === 503) && attempt < ATTEMPTS) {
+        const seconds = Number(response.headers.get('retry-after'));
+        await sleep(Math.min(MAX_WAIT_MS, Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000 * attempt));
+        continue;
+      }
+      const message = (parsed as { message?: unknown } | null)?.message;
+      return { status: response.status, body: parsed, message: typeof message === 'string' ? message : text.slice(0, 200) };
+    }
+  };
+}
+
+export const collectionRoute = (collection: string) => `/api/v1/collections/${encodeURIComponent(collection)}`;
+
+/** The `meta` of each entry of `sourceType` in the collection, by source id. */
+export async function storedEntries(api: Api, collection: string, sourceType: string): Promise<Map<string, Record<string, unknown>>> {
+  const stored = new Map<string, Record<string, unknown>>();
+  for (let page = 1; ; page++) {
+    const response = await api('GET', `${collectionRoute(collection)}/entries?per_page=100&page=${page}`);
+    if (response.status === 404) throw new ImportError(`no collection ${collection} for this token`);
+    if (response.status !== 200) throw new ImportError(`listing the collection's entries: ${response.status} ${response.message}`);
+    const body = response.body as { data: { source_type: string | null; source_id: string | null; meta: Record<string, unknown> | null }[]; meta: { last_page: number } };
+    for (const entry of body.data) {
+      if (entry.source_type === sourceType && entry.source_id !== null) stored.set(entry.source_id, entry.meta ?? {});
+    }
+    if (body.data.length === 0 || page >= body.meta.last_page) return stored;
+  }
+}
+
+/**
+ * Collects entries into batch upserts (at most 50 entries and about 4 MB a request); a batch
+ * the API refuses is sent again entry by entry, so the report names the entries refused.
+ */
+export function batchWriter(api: Api, collection: string, stored: ReadonlyMap<string, unknown>, report: SourceReport) {
+  let batch: SourceEntry[] = [];
+  let bytes = 0;
+  async function upsert(entries: SourceEntry[]): Promise<void> {
+    const response = await api('POST', `${collectionRoute(collection)}/entries/batch`, { entries });
+    if (response.status === 200) {
+      for (const entry of entries) stored.has(entry.source_id) ? report.updated++ : report.created++;
+      return;
+    }
+    if (response.status >= 500 || entries.length === 1) {
+      for (const entry of entries) report.failed.push({ path: entry.source_id, reason: `${response.status} ${response.message}` });
+      return;
+    }
+    for (const entry of entries) await upsert([entry]);
+  }
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const entries = batch;
+    batch = [];
+    bytes = 0;
+    await upsert(entries);
+  };
+  return {
+    async add(entry: SourceEntry): Promise<void> {
+      const size = Buffer.byteLength(JSON.stringify(entry));
+      if (batch.length >= BATCH_ENTRIES || (batch.length > 0 && bytes + size > BATCH_BYTES)) await flush();
+      batch.push(entry);
+      bytes += size;
+    },
+    flush,
+  };
+}
+
+/** Deletes the entry of (`sourceType`, `sourceId`); true when it is gone. */
+export async function deleteBySource(api: Api, collection: string, sourceType: string, sourceId: string, report: SourceReport): Promise<boolean> {
+  const response = await api('DELETE', `${collectionRoute(collection)}/entries/by-source/${encodeURIComponent(sourceType)}/${encodeURIComponent(sourceId)}`);
+  if (response.status === 204 || response.status === 404) {
+    report.deleted++;
+    return true;
+  }
+  report.failed.push({ path: sourceId, reason: `delete: ${response.status} ${response.message}` });
+  return false;
+}
+
+/** A report as the commands print it. */
+export function formatReport(headline: string, report: SourceReport): string {
+  const lines = [
+    `${headline} — ${report.created} new, ${report.updated} changed, ${report.unchanged} unchanged, ${report.deleted} deleted, ${report.skipped.length} skipped, ${report.failed.length} failed.`,
+  ];
+  for (const { path, reason } of report.failed) lines.push(`  failed   ${path}: ${reason}`);
+  for (const { path, reason } of report.skipped) lines.push(`  skipped  ${path}: ${reason}`);
+  for (const { path, note } of report.notes) lines.push(`  note     ${path}: ${note}`);
+  return lines.join('\n');
+}
