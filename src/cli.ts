@@ -10,6 +10,11 @@ const USAGE = `Usage:
   lore token revoke --id TOKEN_ID                revoke an API token
   lore export FILE                               copy the whole instance into FILE (gzip'd JSON lines; - for stdout)
   lore import FILE [--replace]                   load an export into an empty database (--replace: replace what it holds)
+  lore crawl URL --collection ID [--max-pages N] [--concurrency N] [--delay-ms MS] [--include PATTERN ...]
+            [--exclude PATTERN ...] [--keep-gone] [--token TOKEN]
+                                                 crawl a website (same origin and path prefix, robots.txt obeyed,
+                                                 sitemaps read) into a collection of a running server; unchanged
+                                                 pages are not sent again, pages now 404/410 are deleted
   lore import DIR --collection ID [--base-url URL] [--prune] [--ignore PATTERN ...] [--token TOKEN]
                                                  import a folder's Markdown, MDX, HTML, PDF and text files into a collection
                                                  of a running server (--token defaults to $LORE_TOKEN); unchanged
@@ -63,6 +68,12 @@ async function main(argv: string[]): Promise<void> {
       prune: { type: 'boolean', default: false },
       ignore: { type: 'string', multiple: true },
       token: { type: 'string' },
+      'max-pages': { type: 'string' },
+      concurrency: { type: 'string' },
+      'delay-ms': { type: 'string' },
+      include: { type: 'string', multiple: true },
+      exclude: { type: 'string', multiple: true },
+      'keep-gone': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -97,6 +108,39 @@ async function main(argv: string[]): Promise<void> {
     if (!values.id) fail('token revoke needs --id');
     await admin('DELETE', `/tokens/${encodeURIComponent(values.id)}`, undefined, values);
     return print({ revoked: values.id }, `Revoked ${values.id}.`);
+  }
+  if (noun === 'crawl') {
+    if (!verb) fail('crawl needs a start URL: lore crawl URL --collection ID');
+    if (!values.collection) fail('crawl needs --collection ID');
+    const token = values.token ?? process.env.LORE_TOKEN ?? '';
+    if (!token) fail('Set LORE_TOKEN or pass --token (an organisation API token).');
+    const number = (name: 'max-pages' | 'concurrency' | 'delay-ms', fallback: number, min: number, max: number) => {
+      const raw = values[name];
+      if (raw === undefined) return fallback;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be a whole number from ${min} to ${max}`);
+      return n;
+    };
+    const { crawlSite, formatCrawlReport, ImportError } = await import('./crawlCli.js');
+    const server = String(values.url ?? `http://127.0.0.1:${process.env.PORT || 3000}`);
+    try {
+      const report = await crawlSite({
+        start: verb,
+        collection: values.collection,
+        server,
+        token,
+        maxPages: number('max-pages', 1000, 1, 100_000),
+        concurrency: number('concurrency', 2, 1, 16),
+        delayMs: number('delay-ms', 250, 0, 60_000),
+        include: values.include ?? [],
+        exclude: values.exclude ?? [],
+        keepGone: values['keep-gone'],
+      });
+      return print(report, formatCrawlReport(verb, values.collection, report));
+    } catch (error) {
+      if (error instanceof ImportError) fail(error.message);
+      throw error;
+    }
   }
   if (noun === 'import' && values.collection !== undefined) {
     if (!verb) fail('import needs a folder: lore import DIR --collection ID');

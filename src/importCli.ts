@@ -55,7 +55,7 @@ export async function importFolder(options: FolderImportOptions): Promise<Folder
         report.skipped.push({ path: file.relative, reason: read.skipped });
       } else {
         if (read.note) report.notes.push({ path: file.relative, note: read.note });
-        if (stored.get(read.entry.source_id)?.content_sha256 === read.entry.meta.content_sha256) report.unchanged++;
+        if (stored.get(read.entry.source_id)?.meta.content_sha256 === read.entry.meta.content_sha256) report.unchanged++;
         else await writer.add(read.entry);
       }
     } catch (error) {

@@ -84,18 +84,23 @@ export function loreClient(server: string, token: string): Api {
   };
 }
 
+export interface StoredEntry {
+  meta: Record<string, unknown>;
+  sourceUrl: string | null;
+}
+
 export const collectionRoute = (collection: string) => `/api/v1/collections/${encodeURIComponent(collection)}`;
 
-/** The `meta` of each entry of `sourceType` in the collection, by source id. */
-export async function storedEntries(api: Api, collection: string, sourceType: string): Promise<Map<string, Record<string, unknown>>> {
-  const stored = new Map<string, Record<string, unknown>>();
+/** The entries of `sourceType` in the collection, by source id: their `meta` and `source_url`. */
+export async function storedEntries(api: Api, collection: string, sourceType: string): Promise<Map<string, StoredEntry>> {
+  const stored = new Map<string, StoredEntry>();
   for (let page = 1; ; page++) {
     const response = await api('GET', `${collectionRoute(collection)}/entries?per_page=100&page=${page}`);
     if (response.status === 404) throw new ImportError(`no collection ${collection} for this token`);
     if (response.status !== 200) throw new ImportError(`listing the collection's entries: ${response.status} ${response.message}`);
-    const body = response.body as { data: { source_type: string | null; source_id: string | null; meta: Record<string, unknown> | null }[]; meta: { last_page: number } };
+    const body = response.body as { data: { source_type: string | null; source_id: string | null; source_url: string | null; meta: Record<string, unknown> | null }[]; meta: { last_page: number } };
     for (const entry of body.data) {
-      if (entry.source_type === sourceType && entry.source_id !== null) stored.set(entry.source_id, entry.meta ?? {});
+      if (entry.source_type === sourceType && entry.source_id !== null) stored.set(entry.source_id, { meta: entry.meta ?? {}, sourceUrl: entry.source_url });
     }
     if (body.data.length === 0 || page >= body.meta.last_page) return stored;
   }

@@ -1,0 +1,220 @@
+/**
+ * `lore crawl <url> --collection <id>` against a real Lore over HTTP and a site served by the
+ * test: scope (origin, path prefix, robots.txt), sitemaps (an index, a malformed one), one
+ * entry per page whatever the URL's form (trailing slash, fragment, tracking parameters,
+ * redirects, canonical links), HTML and PDF read, the rest reported with reasons (errors,
+ * redirect loops, other content types, size cap); a re-crawl that asks conditionally and
+ * writes nothing, a changed page updated and a page gone deleted; the command's errors.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { crawlSite, type CrawlReport } from '../src/crawlCli.js';
+import { normaliseUrl } from '../src/sources/crawl.js';
+import { makePdf } from './fixtures/pdf.js';
+import { constantEmbedder, startServer, type TestServer } from './helpers.js';
+import { runLoreCli } from './processes.js';
+
+const page = (title: string, body: string, head = '') =>
+  `<!doctype html><html><head><title>${title} — Acme</title>${head}</head><body><nav><a href="/docs/">Home</a> <a href="/docs/a">A</a></nav>` +
+  `<main><h1>${title}</h1>${body}</main><footer>© Acme · <a href="/blog/post">Blog</a></footer></body></html>`;
+const prose = (topic: string) => `<p>${topic} is explained here at length, so that the page has enough text to be read as an article by any reader of it.</p>`;
+
+/** The fixture site: paths → handlers; `requests` counts what was asked, by path. */
+function site() {
+  const requests = new Map<string, number>();
+  const state = { orphanGone: false, bText: 'Billing' };
+  let origin = '';
+  const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
+    '/robots.txt': (_req, res) => res.end(`User-agent: *\nDisallow: /docs/private/\nSitemap: ${origin}/sitemap_index.xml\n`),
+    '/sitemap.xml': (_req, res) => res.end('<html><body>not a sitemap</body></html>'),
+    '/sitemap_index.xml': (_req, res) => res.end(`<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${origin}/sitemap-docs.xml</loc></sitemap></sitemapindex>`),
+    '/sitemap-docs.xml': (_req, res) =>
+      res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${origin}/docs/orphan</loc></url><url><loc>${origin}/docs/a</loc></url><url><loc>https://elsewhere.example/docs/x</loc></url></urlset>`),
+    '/docs/': (_req, res) => {
+      const links = ['/docs/a', '/docs/a/', '/docs/a#install', '/docs/a?utm_source=newsletter', 'b', '/docs/old', '/docs/loop', '/docs/error', '/docs/missing', '/docs/manual.pdf', '/docs/logo.png', '/docs/huge', '/docs/private/secret', '/docs/dup', '/blog/post', 'https://elsewhere.example/docs/a', 'mailto:help@acme.test'];
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      res.end(page('Acme docs', `${prose('Acme')}<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join('')}</ul>`));
+    },
+    '/docs/a': (req, res) => {
+      if (req.headers['if-none-match'] === '"a1"') {
+        res.statusCode = 304;
+        return res.end();
+      }
+      res.setHeader('content-type', 'text/html');
+      res.setHeader('etag', '"a1"');
+      res.end(page('Install', `${prose('Installing')}<pre><code class="language-sh">npm install acme</code></pre>`));
+    },
+    '/docs/b': (_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(page(state.bText, prose(state.bText)));
+    },
+    '/docs/orphan': (_req, res) => {
+      if (state.orphanGone) {
+        res.statusCode = 404;
+        return res.end('gone');
+      }
+      res.setHeader('content-type', 'text/html');
+      res.end(page('Orphan', prose('An orphan page')));
+    },
+    '/docs/dup': (_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(page('Billing copy', prose('Billing'), `<link rel="canonical" href="${origin}/docs/b">`));
+    },
+    '/docs/old': (_req, res) => {
+      res.writeHead(301, { location: '/docs/a' });
+      res.end();
+    },
+    '/docs/loop': (_req, res) => {
+      res.writeHead(302, { location: '/docs/loop2' });
+      res.end();
+    },
+    '/docs/loop2': (_req, res) => {
+      res.writeHead(302, { location: '/docs/loop' });
+      res.end();
+    },
+    '/docs/error': (_req, res) => {
+      res.statusCode = 500;
+      res.end('boom');
+    },
+    '/docs/manual.pdf': (_req, res) => {
+      res.setHeader('content-type', 'application/pdf');
+      res.end(makePdf('Acme manual', ['Refunds are paid within five working days.']));
+    },
+    '/docs/logo.png': (_req, res) => {
+      res.setHeader('content-type', 'image/png');
+      res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    },
+    '/docs/huge': (_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(page('Huge', `<p>${'word '.repeat(40_000)}</p>`));
+    },
+    '/docs/private/secret': (_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(page('Secret', prose('A secret')));
+    },
+    '/blog/post': (_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(page('Blog', prose('A blog post')));
+    },
+  };
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url!, origin).pathname;
+    requests.set(path, (requests.get(path) ?? 0) + 1);
+    const route = routes[path];
+    if (route) return route(req, res);
+    res.statusCode = 404;
+    res.end('not found');
+  });
+  return {
+    requests,
+    state,
+    url: () => origin,
+    listen: () => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => ((origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`), resolve()))),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('lore crawl <url> (website crawler)', () => {
+  const web = site();
+  let server: TestServer;
+  let lore: string;
+  let token: string;
+  let collection: string;
+  before(async () => {
+    await web.listen();
+    server = await startServer('pglite', { embedder: constantEmbedder });
+    lore = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    token = (await server.createOrg()).token;
+    collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Site' } })).body.data.id;
+  });
+  after(async () => {
+    await server.close();
+    await web.close();
+  });
+
+  const crawl = (options: { keepGone?: boolean } = {}) =>
+    crawlSite({ start: `${web.url()}/docs/`, collection, server: lore, token, maxPages: 100, concurrency: 2, delayMs: 0, include: [], exclude: [], keepGone: options.keepGone ?? false, maxBytes: 64 * 1024, progress: false });
+  const entries = async () =>
+    new Map(
+      ((await server.call('GET', `/api/v1/collections/${collection}/entries?per_page=100`, { token })).body.data as { source_id: string; source_type: string; source_url: string; title: string; raw_text: string; updated_at: string }[]).map((e) => [
+        e.source_id.replace(web.url(), ''),
+        e,
+      ]),
+    );
+  const reasons = (report: CrawlReport) => Object.fromEntries([...report.skipped, ...report.failed].map((r) => [r.path.replace(web.url(), ''), r.reason]));
+
+  it('normalises the URL forms of one page to one', () => {
+    const forms = ['http://x.test/docs/a', 'http://x.test/docs/a/', 'http://X.test/docs/a#install', 'http://x.test/docs/a?utm_source=news&gclid=1', 'http://x.test:80/docs/a'];
+    assert.deepEqual(new Set(forms.map((f) => normaliseUrl(f))), new Set(['http://x.test/docs/a']));
+    assert.equal(normaliseUrl('http://x.test/search?b=2&a=1'), 'http://x.test/search?a=1&b=2');
+    assert.equal(normaliseUrl('mailto:help@x.test'), null);
+  });
+
+  it('crawls what is in scope into one entry a page and reports the rest', async () => {
+    const report = await crawl();
+    const stored = await entries();
+    assert.deepEqual([...stored.keys()].sort(), ['/docs', '/docs/a', '/docs/b', '/docs/manual.pdf', '/docs/orphan']);
+    assert.ok([...stored.values()].every((e) => e.source_type === 'web'));
+    assert.equal(stored.get('/docs')!.source_url, `${web.url()}/docs/`, 'linked where it was fetched');
+    const a = stored.get('/docs/a')!;
+    assert.equal(a.title, 'Install');
+    assert.match(a.raw_text, /^Installing is explained here/, 'the article, not the navigation');
+    assert.match(a.raw_text, /```sh\nnpm install acme\n```/);
+    assert.ok(!a.raw_text.includes('Blog') && !a.raw_text.includes('©'), 'no footer');
+    assert.deepEqual([stored.get('/docs/manual.pdf')!.title, stored.get('/docs/manual.pdf')!.raw_text], ['Acme manual', 'Refunds are paid within five working days.']);
+
+    assert.deepEqual([report.created, report.updated, report.unchanged, report.deleted], [5, 0, 0, 0]);
+    const why = reasons(report);
+    assert.equal(why['/docs/old'], `redirects to ${web.url()}/docs/a`);
+    assert.match(why['/docs/loop'] ?? '', /redirect/i);
+    assert.equal(why['/docs/error'], 'HTTP 500');
+    assert.equal(why['/docs/missing'], 'HTTP 404');
+    assert.equal(why['/docs/logo.png'], 'not HTML (image/png)');
+    assert.equal(why['/docs/huge'], 'larger than 64 kB');
+    assert.equal(why['/docs/private/secret'], 'disallowed by robots.txt');
+    assert.equal(why['/docs/dup'], `canonical URL is ${web.url()}/docs/b`);
+    assert.equal(why['/sitemap.xml'], 'not a sitemap (no <urlset> or <sitemapindex>)');
+    assert.equal(report.failed.length, 2, JSON.stringify(report.failed));
+    assert.equal(web.requests.get('/docs/private/secret'), undefined, 'robots.txt obeyed');
+    assert.equal(web.requests.get('/blog/post'), undefined, 'outside the path prefix');
+    assert.equal(web.requests.get('/docs/a'), 2, 'asked once, and once more through the redirect to it');
+  });
+
+  it('re-crawls an unchanged site without writing, then updates a changed page and deletes a page gone', async () => {
+    const before = await entries();
+    web.requests.clear();
+    const cli = await runLoreCli(['crawl', `${web.url()}/docs/`, '--collection', collection, '--url', lore, '--delay-ms', '0'], { ...process.env, LORE_TOKEN: token });
+    assert.equal(cli.code, 0, cli.stderr);
+    // The command's default size cap (5 MB) takes /docs/huge, which the 64 kB above refused.
+    assert.match(cli.stdout, / — 1 new, 0 changed, 5 unchanged, 0 deleted, 6 skipped, 2 failed\./);
+    assert.equal(web.requests.get('/docs/a'), 2, 'asked conditionally (304), and through the redirect to it');
+    const after = await entries();
+    for (const [id, entry] of before) assert.equal(after.get(id)!.updated_at, entry.updated_at, `${id} not written again`);
+
+    web.state.orphanGone = true;
+    web.state.bText = 'Payments';
+    const report = await crawl();
+    assert.deepEqual([report.created, report.updated, report.unchanged, report.deleted], [0, 1, 3, 1]);
+    const stored = await entries();
+    assert.ok(!stored.has('/docs/orphan'), 'a page now 404 is deleted, though only the sitemap named it');
+    assert.equal(stored.get('/docs/b')!.title, 'Payments');
+  });
+
+  it('ends with a clear message and a non-zero exit on bad arguments or an unreachable server', async () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['crawl'], { LORE_TOKEN: token }, /crawl needs a start URL/],
+      [['crawl', `${web.url()}/docs/`], { LORE_TOKEN: token }, /crawl needs --collection ID/],
+      [['crawl', 'ftp://example.test/', '--collection', collection, '--url', lore], { LORE_TOKEN: token }, /is not an http\(s\) URL/],
+      [['crawl', `${web.url()}/docs/`, '--collection', collection, '--url', lore], {}, /Set LORE_TOKEN or pass --token/],
+      [['crawl', `${web.url()}/docs/`, '--collection', collection, '--url', lore, '--concurrency', '0'], { LORE_TOKEN: token }, /--concurrency must be a whole number from 1 to 16/],
+      [['crawl', `${web.url()}/docs/`, '--collection', collection, '--url', 'http://127.0.0.1:9'], { LORE_TOKEN: token }, /cannot reach Lore at http:\/\/127\.0\.0\.1:9/],
+    ];
+    for (const [args, env, message] of cases) {
+      const result = await runLoreCli(args, { ...process.env, LORE_TOKEN: '', ...env });
+      assert.notEqual(result.code, 0, args.join(' '));
+      assert.match(result.stderr, message, args.join(' '));
+    }
+  });
+});
