@@ -43,13 +43,14 @@ export interface CrawlOptions {
   maxBytes: number;
   include: readonly string[];
   exclude: readonly string[];
+  /** The fetch to use (the server's crawlers: one that refuses private addresses). */
+  fetch?: typeof fetch;
   /**
    * Pages fetched before, by key (normaliseUrl), with where they were fetched and their
    * validators: fetched again (so a page that is gone is found gone even when nothing links to
    * it any more) and asked conditionally.
    */
   known: ReadonlyMap<string, { location?: string | null; etag?: string | null; lastModified?: string | null }>;
-  fetch?: typeof fetch;
 }
 
 export type CrawlResult =

@@ -1,0 +1,323 @@
+/**
+ * Website crawlers of collections, run by the server: a start URL, scope patterns and a
+ * schedule; each run crawls the site (sources/crawl.ts, as `lore crawl` does) and writes the
+ * pages through the entry service's batch upsert — the same chunking, embedding reuse and
+ * atomic writes as the API. State another process must see lives in the database: which
+ * process runs a crawler (a lease it renews), the progress of a run, the last run's report.
+ * Every process looks for due crawlers; one takes each.
+ */
+import { randomUUID } from 'node:crypto';
+import { runCrawl, WEB_SOURCE_TYPE, type CrawlReport, type EntrySink } from '../sources/crawlRun.js';
+import type { StoredEntry } from '../sources/loreApi.js';
+import type { EntryService } from './entries.js';
+import { NotFoundError, ValidationError } from './errors.js';
+import { isUuid } from './ids.js';
+import type { Scope } from './model.js';
+import type { Page, PageRequest } from './pagination.js';
+
+export interface CrawlerSettings {
+  start_url: string;
+  include: string[];
+  exclude: string[];
+  max_pages: number;
+  keep_gone: boolean;
+  /** Hours between the starts of two runs; null: only when asked. */
+  schedule_hours: number | null;
+}
+
+export interface CrawlerProgress {
+  found: number;
+  fetched: number;
+  written: number;
+  failed: number;
+}
+
+export interface CrawlerRun {
+  started_at: string;
+  finished_at: string;
+  /** `finished`: the crawl ran to its end (failed pages are in the report); `failed`: it could not. */
+  outcome: 'finished' | 'failed';
+  error: string | null;
+  report: {
+    found: number;
+    fetched: number;
+    created: number;
+    updated: number;
+    unchanged: number;
+    deleted: number;
+    /** At most REPORTED_PAGES of each, with `skipped_total` / `failed_total` the counts. */
+    skipped: { url: string; reason: string }[];
+    failed: { url: string; reason: string }[];
+    skipped_total: number;
+    failed_total: number;
+  };
+}
+
+export interface Crawler extends CrawlerSettings {
+  id: string;
+  collection_id: string;
+  /** `running` while a process holds it, `queued` when due, else `idle`. */
+  status: 'idle' | 'queued' | 'running';
+  next_run_at: string | null;
+  progress: CrawlerProgress | null;
+  last_run: CrawlerRun | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A crawler a process took to run. */
+export interface ClaimedCrawler extends CrawlerSettings {
+  id: string;
+  organisationId: number;
+  collection_id: string;
+}
+
+export interface CrawlerRepository {
+  list(scope: Scope, collectionId: string, page: PageRequest): Promise<Page<Crawler>>;
+  get(scope: Scope, collectionId: string, id: string): Promise<Crawler | null>;
+  create(scope: Scope, collectionId: string, id: string, settings: CrawlerSettings, runNow: boolean): Promise<Crawler>;
+  update(scope: Scope, collectionId: string, id: string, settings: CrawlerSettings): Promise<Crawler | null>;
+  delete(scope: Scope, collectionId: string, id: string): Promise<boolean>;
+  /** Makes the crawler due now (a run in progress is not restarted); false when unknown. */
+  requestRun(scope: Scope, collectionId: string, id: string): Promise<boolean>;
+  /** Takes the crawler due longest, leasing it for `leaseSeconds`; null when none is due. */
+  claimDue(leaseSeconds: number): Promise<ClaimedCrawler | null>;
+  /** Records progress and renews the lease; false when the crawler was deleted meanwhile. */
+  progress(id: string, progress: CrawlerProgress, leaseSeconds: number): Promise<boolean>;
+  /** Records the run, releases the lease and schedules the next run. */
+  finish(id: string, run: CrawlerRun): Promise<void>;
+}
+
+export interface CrawlerService {
+  list(scope: Scope, collectionId: string, page: PageRequest): Promise<Page<Crawler>>;
+  get(scope: Scope, collectionId: string, id: string): Promise<Crawler>;
+  /** Creates a crawler; its first run starts at once. */
+  create(scope: Scope, collectionId: string, settings: CrawlerSettings): Promise<Crawler>;
+  update(scope: Scope, collectionId: string, id: string, settings: Partial<CrawlerSettings>): Promise<Crawler>;
+  delete(scope: Scope, collectionId: string, id: string): Promise<void>;
+  run(scope: Scope, collectionId: string, id: string): Promise<Crawler>;
+}
+
+const REPORTED_PAGES = 100;
+
+/** A start URL a crawler may have: http(s), no credentials (private addresses are refused when fetched). */
+export function checkStartUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw ValidationError.field('start_url', 'must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw ValidationError.field('start_url', 'must be an absolute http(s) URL');
+  if (url.username || url.password) throw ValidationError.field('start_url', 'must not carry credentials');
+  url.hash = '';
+  return url.toString();
+}
+
+export function createCrawlerService(deps: { crawlers: CrawlerRepository; collectionExists: (scope: Scope, id: string) => Promise<boolean> }): CrawlerService {
+  const { crawlers } = deps;
+  async function requireCollection(scope: Scope, collectionId: string) {
+    if (!isUuid(collectionId) || !(await deps.collectionExists(scope, collectionId))) throw new NotFoundError('Collection');
+  }
+  async function get(scope: Scope, collectionId: string, id: string): Promise<Crawler> {
+    await requireCollection(scope, collectionId);
+    const crawler = isUuid(id) ? await crawlers.get(scope, collectionId, id) : null;
+    if (!crawler) throw new NotFoundError('Crawler');
+    return crawler;
+  }
+  return {
+    async list(scope, collectionId, page) {
+      await requireCollection(scope, collectionId);
+      return crawlers.list(scope, collectionId, page);
+    },
+    get,
+    async create(scope, collectionId, settings) {
+      await requireCollection(scope, collectionId);
+      return crawlers.create(scope, collectionId, randomUUID(), { ...settings, start_url: checkStartUrl(settings.start_url) }, true);
+    },
+    async update(scope, collectionId, id, patch) {
+      const current = await get(scope, collectionId, id);
+      const settings: CrawlerSettings = {
+        start_url: patch.start_url === undefined ? current.start_url : checkStartUrl(patch.start_url),
+        include: patch.include ?? current.include,
+        exclude: patch.exclude ?? current.exclude,
+        max_pages: patch.max_pages ?? current.max_pages,
+        keep_gone: patch.keep_gone ?? current.keep_gone,
+        schedule_hours: patch.schedule_hours === undefined ? current.schedule_hours : patch.schedule_hours,
+      };
+      const updated = await crawlers.update(scope, collectionId, id, settings);
+      if (!updated) throw new NotFoundError('Crawler');
+      return updated;
+    },
+    async delete(scope, collectionId, id) {
+      await requireCollection(scope, collectionId);
+      if (!isUuid(id) || !(await crawlers.delete(scope, collectionId, id))) throw new NotFoundError('Crawler');
+    },
+    async run(scope, collectionId, id) {
+      await requireCollection(scope, collectionId);
+      if (!isUuid(id) || !(await crawlers.requestRun(scope, collectionId, id))) throw new NotFoundError('Crawler');
+      return get(scope, collectionId, id);
+    },
+  };
+}
+
+export interface CrawlerRunner {
+  /** Looks for a due crawler and runs it; resolves when that run ends (tests call it). */
+  tick(): Promise<boolean>;
+  /** Stops looking; a run in progress is cut, its lease left to expire. */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs due crawlers in this process, one at a time, every `intervalMs`. A run renews its
+ * lease with each progress report; a crawler deleted meanwhile stops its run.
+ */
+export function createCrawlerRunner(deps: {
+  crawlers: CrawlerRepository;
+  entries: EntryService;
+  fetch: typeof fetch;
+  intervalMs?: number;
+  /** Milliseconds between two requests to a site (politeness). */
+  delayMs?: number;
+  log?: (error: unknown) => void;
+}): CrawlerRunner {
+  const LEASE_SECONDS = 120;
+  const controller = new AbortController();
+  let current: Promise<boolean> = Promise.resolve(false);
+  let busy = false;
+
+  async function runOne(): Promise<boolean> {
+    const crawler = await deps.crawlers.claimDue(LEASE_SECONDS);
+    if (!crawler) return false;
+    const scope = { organisationId: crawler.organisationId };
+    const started = new Date().toISOString();
+    const report: CrawlReport = { created: 0, updated: 0, unchanged: 0, deleted: 0, skipped: [], failed: [], notes: [], found: 0, fetched: 0 };
+    let outcome: CrawlerRun['outcome'] = 'finished';
+    let error: string | null = null;
+    try {
+      const stored = await storedWebEntries(deps.entries, scope, crawler.collection_id);
+      const sink = serviceSink(deps.entries, scope, crawler.collection_id, stored, report);
+      let lastReport = 0;
+      await runCrawl(
+        {
+          start: crawler.start_url,
+          maxPages: crawler.max_pages,
+          concurrency: 2,
+          delayMs: deps.delayMs ?? 250,
+          timeoutMs: 15_000,
+          maxBytes: 5 * 1024 * 1024,
+          include: crawler.include,
+          exclude: crawler.exclude,
+          keepGone: crawler.keep_gone,
+          fetch: deps.fetch,
+          signal: controller.signal,
+        },
+        stored,
+        sink,
+        report,
+        async (progress) => {
+          if (Date.now() - lastReport < 1000) return;
+          lastReport = Date.now();
+          const alive = await deps.crawlers.progress(crawler.id, { ...progress, written: report.created + report.updated, failed: report.failed.length }, LEASE_SECONDS);
+          if (!alive) throw new Error('the crawler was deleted');
+        },
+      );
+    } catch (caught) {
+      outcome = 'failed';
+      error = (caught as Error).message;
+    }
+    if (controller.signal.aborted) return true; // closing: the lease expires, another process runs it again
+    await deps.crawlers.finish(crawler.id, {
+      started_at: started,
+      finished_at: new Date().toISOString(),
+      outcome,
+      error,
+      report: {
+        found: report.found,
+        fetched: report.fetched,
+        created: report.created,
+        updated: report.updated,
+        unchanged: report.unchanged,
+        deleted: report.deleted,
+        skipped: report.skipped.slice(0, REPORTED_PAGES).map(({ path, reason }) => ({ url: path, reason })),
+        failed: report.failed.slice(0, REPORTED_PAGES).map(({ path, reason }) => ({ url: path, reason })),
+        skipped_total: report.skipped.length,
+        failed_total: report.failed.length,
+      },
+    }).catch((caught) => deps.log?.(caught));
+    return true;
+  }
+
+  const tick = () => {
+    if (busy || controller.signal.aborted) return current;
+    busy = true;
+    current = runOne()
+      .catch((caught) => {
+        deps.log?.(caught);
+        return false;
+      })
+      .finally(() => {
+        busy = false;
+      });
+    return current;
+  };
+  const timer = setInterval(() => void tick(), deps.intervalMs ?? 15_000);
+  timer.unref();
+  return {
+    tick,
+    async close() {
+      clearInterval(timer);
+      controller.abort();
+      await current;
+    },
+  };
+}
+
+/** The collection's `web` entries by source id (URL). */
+async function storedWebEntries(entries: EntryService, scope: Scope, collectionId: string): Promise<Map<string, StoredEntry>> {
+  const stored = new Map<string, StoredEntry>();
+  for (let page = 1; ; page++) {
+    const { items, total, perPage } = await entries.list(scope, collectionId, { page, perPage: 100 });
+    for (const entry of items) {
+      if (entry.source_type === WEB_SOURCE_TYPE && entry.source_id) stored.set(entry.source_id, { meta: (entry.meta ?? {}) as Record<string, unknown>, sourceUrl: entry.source_url });
+    }
+    if (items.length === 0 || page * perPage >= total) return stored;
+  }
+}
+
+/** Writes through the entry service: batches of 50, a refused batch retried entry by entry. */
+function serviceSink(entries: EntryService, scope: Scope, collectionId: string, stored: ReadonlyMap<string, unknown>, report: CrawlReport): EntrySink {
+  let batch: Parameters<EntrySink['write']>[0][] = [];
+  async function upsert(items: typeof batch): Promise<void> {
+    try {
+      await entries.batchUpsert(scope, collectionId, items);
+      for (const item of items) stored.has(item.source_id) ? report.updated++ : report.created++;
+    } catch (error) {
+      if (items.length === 1 || !(error instanceof ValidationError)) {
+        for (const item of items) report.failed.push({ path: item.source_id, reason: (error as Error).message });
+        return;
+      }
+      for (const item of items) await upsert([item]);
+    }
+  }
+  const flush = async () => {
+    const items = batch;
+    batch = [];
+    if (items.length) await upsert(items);
+  };
+  return {
+    async write(entry) {
+      batch.push(entry);
+      if (batch.length >= 50) await flush();
+    },
+    flush,
+    async remove(sourceId) {
+      try {
+        await entries.deleteBySource(scope, collectionId, WEB_SOURCE_TYPE, sourceId);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+      }
+      report.deleted++;
+    },
+  };
+}

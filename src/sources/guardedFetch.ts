@@ -1,0 +1,52 @@
+/**
+ * `fetch` for crawls the server runs on behalf of its tenants: it connects only to public
+ * addresses, so a source cannot make Lore read its own network (127.0.0.1, 10.0.0.0/8, the
+ * cloud metadata address 169.254.169.254, IPv6 unique-local …). The check is made on the
+ * addresses a name resolves to, at connect time (no window for DNS rebinding), and on each
+ * redirect's target, which is followed here one hop at a time.
+ */
+import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import ipaddr from 'ipaddr.js';
+import { Agent, fetch as undiciFetch } from 'undici';
+
+const MAX_REDIRECTS = 10;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Whether an address is public (global unicast), IPv4-mapped IPv6 read as IPv4. */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
+}
+
+export class PrivateAddressError extends Error {}
+
+/** The guarded fetch; `allowPrivate` (LORE_CRAWL_PRIVATE_NETWORKS) returns the plain one. */
+export function createCrawlFetch(allowPrivate: boolean): typeof fetch {
+  if (allowPrivate) return fetch;
+  const agent = new Agent({
+    connect: {
+      lookup(hostname: string, options: LookupOptions, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) {
+        lookup(hostname, { ...options, all: true }, (error, addresses) => {
+          if (error) return callback(error, '');
+          const allowed = addresses.filter((a) => isPublicAddress(a.address));
+          if (allowed.length === 0) return callback(new PrivateAddressError(`${hostname} is a private address`), '');
+          if (options.all) callback(null, allowed);
+          else callback(null, allowed[0]!.address, allowed[0]!.family);
+        });
+      },
+    },
+  });
+  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+    let url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+      if (ipaddr.isValid(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: new PrivateAddressError(`${host} is a private address`) });
+      const response = (await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher: agent })) as unknown as Response;
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status) || !location) return response;
+      await response.body?.cancel();
+      url = new URL(location, url).toString();
+    }
+    throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') });
+  }) as typeof fetch;
+}
