@@ -36,6 +36,8 @@ export interface Config {
   readonly ingestQueue: number;
   /** Query embeddings kept in memory for repeated queries; 0 turns the cache off. */
   readonly queryCache: number;
+  /** Let the server's crawlers fetch private and loopback addresses (an intranet site; tests). */
+  readonly crawlPrivateNetworks: boolean;
 }
 
 export type AnswersConfig =
@@ -122,6 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   const redisUrl = url('LORE_REDIS_URL', ['redis:', 'rediss:']);
   const conversationTtlDays = int('LORE_CONVERSATION_TTL_DAYS', 30, 0, 36_500);
+  const crawlPrivateNetworks = parseSwitch(env.LORE_CRAWL_PRIVATE_NETWORKS, false);
+  if (crawlPrivateNetworks === null) problems.push(`LORE_CRAWL_PRIVATE_NETWORKS must be on, off, true, false, 1 or 0 (got "${env.LORE_CRAWL_PRIVATE_NETWORKS}")`);
   const demo = parseSwitch(env.LORE_DEMO, true);
   if (demo === null) problems.push(`LORE_DEMO must be on, off, true, false, 1 or 0 (got "${env.LORE_DEMO}")`);
   const trustProxy = parseTrustProxy(env.LORE_TRUST_PROXY);
@@ -199,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, bodyLimit,
     rateLimits: Object.freeze(rateLimits), redisUrl, trustProxy: trustProxy ?? false, answers: Object.freeze(answers),
     conversationTtlDays, demo: demo ?? true, metricsToken, ingestQueue, queryCache,
+    crawlPrivateNetworks: crawlPrivateNetworks ?? false,
   });
 }
 

@@ -37,6 +37,9 @@ import { createOrganisationRepository } from './storage/organisations.js';
 import { openDatabase } from './storage/open.js';
 import { createUsageRepository } from './storage/usage.js';
 import { createWidgetRepository } from './storage/widgets.js';
+import { createCrawlerRepository } from './storage/crawlers.js';
+import { createCrawlerRunner, createCrawlerService, type CrawlerRunner } from './domain/crawlers.js';
+import { createCrawlFetch } from './sources/guardedFetch.js';
 
 export interface Container {
   deps: AppDeps;
@@ -46,6 +49,8 @@ export interface Container {
   embedder: Embedder;
   /** The analytics log of searches, written every second (tests flush it to read it at once). */
   searchLog: SearchLog;
+  /** Runs due website crawlers (every 15 s; tests call `tick` to run one at once). */
+  crawlerRunner: CrawlerRunner;
   close(): Promise<void>;
 }
 
@@ -115,6 +120,14 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const organisations = createOrganisationService({ organisations: organisationRepository });
   const collections = createCollectionService({ collections: collectionRepository });
   const widgets = createWidgetService({ widgets: widgetRepository, integrations });
+  const crawlerRepository = createCrawlerRepository(db);
+  const crawlers = createCrawlerService({ crawlers: crawlerRepository, collectionExists: async (scope, id) => (await collectionRepository.get(scope, id)) !== null });
+  const crawlerRunner = createCrawlerRunner({
+    crawlers: crawlerRepository,
+    entries,
+    fetch: createCrawlFetch(config.crawlPrivateNetworks),
+    log: (error) => process.emitWarning(`A crawler run failed: ${String(error)}`),
+  });
   const demo = createDemoService({ settings: createInstanceSettingsRepository(db), organisations, collections, entries, integrations, widgets });
   const deps: AppDeps = {
     config,
@@ -137,6 +150,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     pages: createPagesService({ organisations: organisationRepository, collections: collectionRepository, entries }),
     widgets,
     visitors,
+    crawlers,
     demo,
     loreDocs: { names: loreDocNames, read: readLoreDoc },
     ready: () => true,
@@ -158,8 +172,11 @@ export async function createContainer(config: Config, options: ContainerOptions)
     db,
     embedder,
     searchLog,
+    crawlerRunner,
     async close() {
       clearInterval(expiry);
+      // A crawl in progress stops between pages; its lease expires and another process resumes it.
+      await crawlerRunner.close();
       await usage.close();
       await searchLog.close();
       // A running VACUUM finishes and releases its lease: closed under it, the lease would stay

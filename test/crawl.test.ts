@@ -7,114 +7,12 @@
  * writes nothing, a changed page updated and a page gone deleted; the command's errors.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { crawlSite, type CrawlReport } from '../src/crawlCli.js';
 import { normaliseUrl } from '../src/sources/crawl.js';
-import { makePdf } from './fixtures/pdf.js';
+import { site } from './fixtures/site.js';
 import { constantEmbedder, startServer, type TestServer } from './helpers.js';
 import { runLoreCli } from './processes.js';
-
-const page = (title: string, body: string, head = '') =>
-  `<!doctype html><html><head><title>${title} — Acme</title>${head}</head><body><nav><a href="/docs/">Home</a> <a href="/docs/a">A</a></nav>` +
-  `<main><h1>${title}</h1>${body}</main><footer>© Acme · <a href="/blog/post">Blog</a></footer></body></html>`;
-const prose = (topic: string) => `<p>${topic} is explained here at length, so that the page has enough text to be read as an article by any reader of it.</p>`;
-
-/** The fixture site: paths → handlers; `requests` counts what was asked, by path. */
-function site() {
-  const requests = new Map<string, number>();
-  const state = { orphanGone: false, bText: 'Billing' };
-  let origin = '';
-  const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
-    '/robots.txt': (_req, res) => res.end(`User-agent: *\nDisallow: /docs/private/\nSitemap: ${origin}/sitemap_index.xml\n`),
-    '/sitemap.xml': (_req, res) => res.end('<html><body>not a sitemap</body></html>'),
-    '/sitemap_index.xml': (_req, res) => res.end(`<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${origin}/sitemap-docs.xml</loc></sitemap></sitemapindex>`),
-    '/sitemap-docs.xml': (_req, res) =>
-      res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${origin}/docs/orphan</loc></url><url><loc>${origin}/docs/a</loc></url><url><loc>https://elsewhere.example/docs/x</loc></url></urlset>`),
-    '/docs/': (_req, res) => {
-      const links = ['/docs/a', '/docs/a/', '/docs/a#install', '/docs/a?utm_source=newsletter', 'b', '/docs/old', '/docs/loop', '/docs/error', '/docs/missing', '/docs/manual.pdf', '/docs/logo.png', '/docs/huge', '/docs/private/secret', '/docs/dup', '/blog/post', 'https://elsewhere.example/docs/a', 'mailto:help@acme.test'];
-      res.setHeader('content-type', 'text/html; charset=utf-8');
-      res.end(page('Acme docs', `${prose('Acme')}<ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join('')}</ul>`));
-    },
-    '/docs/a': (req, res) => {
-      if (req.headers['if-none-match'] === '"a1"') {
-        res.statusCode = 304;
-        return res.end();
-      }
-      res.setHeader('content-type', 'text/html');
-      res.setHeader('etag', '"a1"');
-      res.end(page('Install', `${prose('Installing')}<pre><code class="language-sh">npm install acme</code></pre>`));
-    },
-    '/docs/b': (_req, res) => {
-      res.setHeader('content-type', 'text/html');
-      res.end(page(state.bText, prose(state.bText)));
-    },
-    '/docs/orphan': (_req, res) => {
-      if (state.orphanGone) {
-        res.statusCode = 404;
-        return res.end('gone');
-      }
-      res.setHeader('content-type', 'text/html');
-      res.end(page('Orphan', prose('An orphan page')));
-    },
-    '/docs/dup': (_req, res) => {
-      res.setHeader('content-type', 'text/html');
-      res.end(page('Billing copy', prose('Billing'), `<link rel="canonical" href="${origin}/docs/b">`));
-    },
-    '/docs/old': (_req, res) => {
-      res.writeHead(301, { location: '/docs/a' });
-      res.end();
-    },
-    '/docs/loop': (_req, res) => {
-      res.writeHead(302, { location: '/docs/loop2' });
-      res.end();
-    },
-    '/docs/loop2': (_req, res) => {
-      res.writeHead(302, { location: '/docs/loop' });
-      res.end();
-    },
-    '/docs/error': (_req, res) => {
-      res.statusCode = 500;
-      res.end('boom');
-    },
-    '/docs/manual.pdf': (_req, res) => {
-      res.setHeader('content-type', 'application/pdf');
-      res.end(makePdf('Acme manual', ['Refunds are paid within five working days.']));
-    },
-    '/docs/logo.png': (_req, res) => {
-      res.setHeader('content-type', 'image/png');
-      res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
-    },
-    '/docs/huge': (_req, res) => {
-      res.setHeader('content-type', 'text/html');
-      res.end(page('Huge', `<p>${'word '.repeat(40_000)}</p>`));
-    },
-    '/docs/private/secret': (_req, res) => {
-      res.setHeader('content-type', 'text/html');
-      res.end(page('Secret', prose('A secret')));
-    },
-    '/blog/post': (_req, res) => {
-      res.setHeader('content-type', 'text/html');
-      res.end(page('Blog', prose('A blog post')));
-    },
-  };
-  const server: Server = createServer((req, res) => {
-    const path = new URL(req.url!, origin).pathname;
-    requests.set(path, (requests.get(path) ?? 0) + 1);
-    const route = routes[path];
-    if (route) return route(req, res);
-    res.statusCode = 404;
-    res.end('not found');
-  });
-  return {
-    requests,
-    state,
-    url: () => origin,
-    listen: () => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => ((origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`), resolve()))),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('lore crawl <url> (website crawler)', () => {
   const web = site();

@@ -99,6 +99,7 @@ export async function startServer(
     metricsToken: undefined,
     ingestQueue: 2000,
     queryCache: 1000,
+    crawlPrivateNetworks: true,
     ...options.config,
   };
   const embedder = options.embedder ?? (await defaultEmbedder());

@@ -20,6 +20,7 @@ import type { SearchService } from '../domain/search.js';
 import type { UsageService } from '../domain/usage.js';
 import type { WidgetService } from '../domain/widgets.js';
 import type { VisitorConversationService } from '../domain/visitors.js';
+import type { CrawlerService } from '../domain/crawlers.js';
 import { credentialAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
 import { registerHostileInputChecks } from './hostile.js';
@@ -32,6 +33,7 @@ import { apiKeyRoutes } from './routes/apiKeys.js';
 import { collectionRoutes } from './routes/collections.js';
 import { demoRoutes } from './routes/demo.js';
 import { entryRoutes } from './routes/entries.js';
+import { crawlerRoutes } from './routes/crawlers.js';
 import { healthRoutes } from './routes/health.js';
 import { integrationRoutes } from './routes/integrations.js';
 import { pageRoutes } from './routes/pages.js';
@@ -56,6 +58,7 @@ export interface AppDeps {
   pages: PagesService;
   widgets: WidgetService;
   visitors: VisitorConversationService;
+  crawlers: CrawlerService;
   demo: Pick<DemoService, 'keys'>;
   /** Lore's own documents, which the demo shows: their names, and the markdown of one (null when unknown). */
   loreDocs: { names(): Promise<string[]>; read(name: string): Promise<string | null> };
@@ -153,6 +156,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
         v1.addHook('onRequest', usageQuota(deps.usage));
         collectionRoutes(v1);
         entryRoutes(v1);
+        crawlerRoutes(v1);
         integrationRoutes(v1);
         searchRoutes(v1);
         answerRoutes(v1);

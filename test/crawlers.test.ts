@@ -1,0 +1,132 @@
+/**
+ * Website crawlers run by the server (POST /api/v1/collections/{collection}/crawlers): the
+ * first run at once, status and report over the API, a re-run that writes nothing, schedules,
+ * validation, tenant isolation, one process at a time, and no fetching of private addresses
+ * unless LORE_CRAWL_PRIVATE_NETWORKS allows it. On both backends.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createCrawlerRepository } from '../src/storage/crawlers.js';
+import { site } from './fixtures/site.js';
+import { backends, constantEmbedder, startServer, type TestServer } from './helpers.js';
+
+for (const backend of backends()) {
+  describe(`website crawlers [${backend}]`, () => {
+    const web = site();
+    let server: TestServer;
+    let token: string;
+    let collection: string;
+    before(async () => {
+      await web.listen();
+      server = await startServer(backend, { embedder: constantEmbedder });
+      token = (await server.createOrg()).token;
+      collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Site' } })).body.data.id;
+    });
+    after(async () => {
+      await server.close();
+      await web.close();
+    });
+    const base = () => `/api/v1/collections/${collection}/crawlers`;
+
+    it('crawls a site at once, reports the run, and writes nothing when re-run on an unchanged site', async () => {
+      const created = await server.call('POST', base(), { token, body: { start_url: `${web.url()}/docs/`, exclude: ['docs/huge'] } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const crawler = created.body.data;
+      assert.deepEqual(
+        [crawler.type, crawler.status, crawler.max_pages, crawler.schedule_hours, crawler.keep_gone, crawler.include, crawler.exclude, crawler.last_run],
+        ['website', 'queued', 1000, null, false, [], ['docs/huge'], null],
+      );
+      assert.equal(await server.container.crawlerRunner.tick(), true);
+
+      const done = (await server.call('GET', `${base()}/${crawler.id}`, { token })).body.data;
+      assert.equal(done.status, 'idle');
+      assert.equal(done.next_run_at, null, 'no schedule: no next run');
+      assert.equal(done.last_run.outcome, 'finished');
+      const report = done.last_run.report;
+      assert.deepEqual([report.created, report.updated, report.unchanged, report.deleted, report.failed_total], [5, 0, 0, 0, 2]);
+      assert.ok(report.skipped.some((s: { url: string; reason: string }) => s.url.endsWith('/docs/private/secret') && s.reason === 'disallowed by robots.txt'));
+      const entries = (await server.call('GET', `/api/v1/collections/${collection}/entries?per_page=100`, { token })).body.data as { source_type: string; source_id: string }[];
+      assert.deepEqual(entries.map((e) => e.source_id.replace(web.url(), '')).sort(), ['/docs', '/docs/a', '/docs/b', '/docs/manual.pdf', '/docs/orphan']);
+      assert.ok(entries.every((e) => e.source_type === 'web'));
+
+      const rerun = await server.call('POST', `${base()}/${crawler.id}/run`, { token });
+      assert.deepEqual([rerun.status, rerun.body.data.status], [202, 'queued']);
+      await server.container.crawlerRunner.tick();
+      const again = (await server.call('GET', `${base()}/${crawler.id}`, { token })).body.data.last_run.report;
+      assert.deepEqual([again.created, again.updated, again.unchanged], [0, 0, 5]);
+
+      const scheduled = await server.call('PATCH', `${base()}/${crawler.id}`, { token, body: { schedule_hours: 24 } });
+      assert.equal(scheduled.status, 200);
+      const next = Date.parse(scheduled.body.data.next_run_at) - Date.parse(scheduled.body.data.last_run.started_at);
+      assert.equal(next, 24 * 3_600_000, 'the next run a schedule after the last one started');
+      assert.equal(await server.container.crawlerRunner.tick(), false, 'nothing due');
+
+      const listed = await server.call('GET', base(), { token });
+      assert.deepEqual([listed.status, listed.body.meta.total, listed.body.data[0].id], [200, 1, crawler.id]);
+      assert.equal((await server.call('DELETE', `${base()}/${crawler.id}`, { token })).status, 204);
+      assert.equal((await server.call('GET', `${base()}/${crawler.id}`, { token })).status, 404);
+      assert.equal((await server.call('GET', `/api/v1/collections/${collection}/entries?per_page=1`, { token })).body.meta.total, 5, 'its pages stay');
+    });
+
+    it('validates what it is given', async () => {
+      const bad = async (body: unknown) => (await server.call('POST', base(), { token, body })).status;
+      assert.equal(await bad({ start_url: 'ftp://example.test/' }), 422);
+      assert.equal(await bad({ start_url: 'not a url' }), 422);
+      assert.equal(await bad({ start_url: 'https://user:secret@example.test/' }), 422);
+      assert.equal(await bad({ start_url: 'https://example.test/', max_pages: 0 }), 422);
+      assert.equal(await bad({ start_url: 'https://example.test/', schedule_hours: 0 }), 422);
+      assert.equal(await bad({ start_url: 'https://example.test/', type: 'folder' }), 422);
+      assert.equal((await server.call('POST', '/api/v1/collections/00000000-0000-4000-8000-000000000000/crawlers', { token, body: { start_url: 'https://example.test/' } })).status, 404);
+    });
+
+    it("never shows or changes another organisation's crawlers", async () => {
+      const mine = (await server.call('POST', base(), { token, body: { start_url: 'https://example.test/docs/', schedule_hours: 12 } })).body.data;
+      const other = (await server.createOrg('Other')).token;
+      const path = `${base()}/${mine.id}`;
+      assert.equal((await server.call('GET', base(), { token: other })).status, 404);
+      assert.equal((await server.call('POST', base(), { token: other, body: { start_url: 'https://example.test/' } })).status, 404);
+      assert.equal((await server.call('GET', path, { token: other })).status, 404);
+      assert.equal((await server.call('PATCH', path, { token: other, body: { max_pages: 1 } })).status, 404);
+      assert.equal((await server.call('POST', `${path}/run`, { token: other })).status, 404);
+      assert.equal((await server.call('DELETE', path, { token: other })).status, 404);
+      assert.equal((await server.call('GET', path, { token })).body.data.max_pages, 1000);
+      await server.call('DELETE', path, { token });
+    });
+
+    it('lets one process at a time take a due crawler', async () => {
+      const crawler = (await server.call('POST', base(), { token, body: { start_url: 'https://example.test/' } })).body.data;
+      const repository = createCrawlerRepository(server.container.db);
+      const claims = await Promise.all([repository.claimDue(60), repository.claimDue(60)]);
+      assert.deepEqual(claims.map((c) => c?.id ?? null).sort(), [crawler.id, null].sort());
+      assert.equal((await server.call('GET', `${base()}/${crawler.id}`, { token })).body.data.status, 'running');
+      assert.equal(await repository.claimDue(60), null, 'leased');
+      await server.call('DELETE', `${base()}/${crawler.id}`, { token });
+    });
+  });
+}
+
+describe('website crawlers and private addresses', () => {
+  const web = site();
+  let server: TestServer;
+  before(async () => {
+    await web.listen();
+    server = await startServer('pglite', { embedder: constantEmbedder, config: { crawlPrivateNetworks: false } });
+  });
+  after(async () => {
+    await server.close();
+    await web.close();
+  });
+
+  it('does not fetch a private address unless LORE_CRAWL_PRIVATE_NETWORKS allows it', async () => {
+    const { token } = await server.createOrg();
+    const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Site' } })).body.data.id;
+    for (const start of [`${web.url()}/docs/`, `${web.url().replace('127.0.0.1', 'localhost')}/docs/`]) {
+      const crawler = (await server.call('POST', `/api/v1/collections/${collection}/crawlers`, { token, body: { start_url: start } })).body.data;
+      await server.container.crawlerRunner.tick();
+      const run = (await server.call('GET', `/api/v1/collections/${collection}/crawlers/${crawler.id}`, { token })).body.data.last_run;
+      assert.equal(run.report.created, 0);
+      assert.match(run.report.failed[0]?.reason ?? '', /is a private address/, JSON.stringify(run.report));
+    }
+    assert.equal(web.requests.size, 0, 'the site was never asked');
+  });
+});
