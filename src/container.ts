@@ -59,6 +59,8 @@ export interface ContainerOptions {
   embedder?: Embedder;
   /** Replaces the configured answer provider (tests). */
   answerProvider?: AnswerProvider;
+  /** How often due crawlers are looked for (default 15 s); 0: only when `crawlerRunner.tick` is called (tests). */
+  crawlerIntervalMs?: number;
   /** Replaces the configured database (tests). */
   db?: Db;
   masterKeyHash: Uint8Array;
@@ -126,6 +128,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     crawlers: crawlerRepository,
     entries,
     fetch: createCrawlFetch(config.crawlPrivateNetworks),
+    intervalMs: options.crawlerIntervalMs,
     log: (error) => process.emitWarning(`A crawler run failed: ${String(error)}`),
   });
   const demo = createDemoService({ settings: createInstanceSettingsRepository(db), organisations, collections, entries, integrations, widgets });

@@ -103,7 +103,8 @@ export async function startServer(
     ...options.config,
   };
   const embedder = options.embedder ?? (await defaultEmbedder());
-  const container = await createContainer(config, { db, embedder, answerProvider: options.answerProvider, masterKeyHash: hashSecret(MASTER_KEY) });
+  // Crawlers run only when a test calls crawlerRunner.tick(): fuzzed start URLs are never fetched.
+  const container = await createContainer(config, { db, embedder, answerProvider: options.answerProvider, masterKeyHash: hashSecret(MASTER_KEY), crawlerIntervalMs: 0 });
   const app = await buildApp(container.deps, { logger: options.logger });
 
   const call: TestServer['call'] = async (method, url, opts = {}) => {

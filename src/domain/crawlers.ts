@@ -176,6 +176,7 @@ export function createCrawlerRunner(deps: {
   crawlers: CrawlerRepository;
   entries: EntryService;
   fetch: typeof fetch;
+  /** How often due crawlers are looked for (default 15 s); 0: only when `tick` is called. */
   intervalMs?: number;
   /** Milliseconds between two requests to a site (politeness). */
   delayMs?: number;
@@ -261,12 +262,12 @@ export function createCrawlerRunner(deps: {
       });
     return current;
   };
-  const timer = setInterval(() => void tick(), deps.intervalMs ?? 15_000);
-  timer.unref();
+  const interval = deps.intervalMs ?? 15_000;
+  const timer = interval > 0 ? setInterval(() => void tick(), interval).unref() : null;
   return {
     tick,
     async close() {
-      clearInterval(timer);
+      if (timer) clearInterval(timer);
       controller.abort();
       await current;
     },
