@@ -127,6 +127,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const crawlerRunner = createCrawlerRunner({
     crawlers: crawlerRepository,
     entries,
+    sourceEntries: (scope, collectionId, sourceType) => entryRepository.sourceEntries(scope, collectionId, sourceType),
     fetch: createCrawlFetch(config.crawlPrivateNetworks),
     intervalMs: options.crawlerIntervalMs,
     log: (error) => process.emitWarning(`A crawler run failed: ${String(error)}`),

@@ -8,12 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { runCrawl, WEB_SOURCE_TYPE, type CrawlReport, type EntrySink } from '../sources/crawlRun.js';
-import type { StoredEntry } from '../sources/loreApi.js';
 import type { EntryService } from './entries.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { isUuid } from './ids.js';
 import type { Scope } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
+import type { EntryRepository } from './ports.js';
 
 export interface CrawlerSettings {
   start_url: string;
@@ -175,6 +175,8 @@ export interface CrawlerRunner {
 export function createCrawlerRunner(deps: {
   crawlers: CrawlerRepository;
   entries: EntryService;
+  /** What the collection holds of a source type (EntryRepository.sourceEntries). */
+  sourceEntries: EntryRepository['sourceEntries'];
   fetch: typeof fetch;
   /** How often due crawlers are looked for (default 15 s); 0: only when `tick` is called. */
   intervalMs?: number;
@@ -196,7 +198,9 @@ export function createCrawlerRunner(deps: {
     let outcome: CrawlerRun['outcome'] = 'finished';
     let error: string | null = null;
     try {
-      const stored = await storedWebEntries(deps.entries, scope, crawler.collection_id);
+      const stored = new Map(
+        (await deps.sourceEntries(scope, crawler.collection_id, WEB_SOURCE_TYPE)).map((e) => [e.source_id, { meta: (e.meta ?? {}) as Record<string, unknown>, sourceUrl: e.source_url }]),
+      );
       const sink = serviceSink(deps.entries, scope, crawler.collection_id, stored, report);
       let lastReport = 0;
       await runCrawl(
@@ -272,18 +276,6 @@ export function createCrawlerRunner(deps: {
       await current;
     },
   };
-}
-
-/** The collection's `web` entries by source id (URL). */
-async function storedWebEntries(entries: EntryService, scope: Scope, collectionId: string): Promise<Map<string, StoredEntry>> {
-  const stored = new Map<string, StoredEntry>();
-  for (let page = 1; ; page++) {
-    const { items, total, perPage } = await entries.list(scope, collectionId, { page, perPage: 100 });
-    for (const entry of items) {
-      if (entry.source_type === WEB_SOURCE_TYPE && entry.source_id) stored.set(entry.source_id, { meta: (entry.meta ?? {}) as Record<string, unknown>, sourceUrl: entry.source_url });
-    }
-    if (items.length === 0 || page * perPage >= total) return stored;
-  }
 }
 
 /** Writes through the entry service: batches of 50, a refused batch retried entry by entry. */

@@ -106,6 +106,8 @@ export class SourceConflictError extends Error {
 
 export interface EntryRepository {
   list(scope: Scope, collectionId: string, page: PageRequest): Promise<Page<Entry>>;
+  /** Source id, URL and meta of every entry of `sourceType` in the collection (what a crawl knows of its pages). */
+  sourceEntries(scope: Scope, collectionId: string, sourceType: string): Promise<{ source_id: string; source_url: string | null; meta: JsonObject | null }[]>;
   get(scope: Scope, collectionId: string, entryId: string): Promise<Entry | null>;
   findBySources(scope: Scope, collectionId: string, sources: readonly { type: string; id: string }[]): Promise<Entry[]>;
   /** Stored embeddings of chunks in the collection with these content hashes (hash → vector). */

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Entry, PreparedChunk, Scope } from '../domain/model.js';
+import type { Entry, JsonObject, PreparedChunk, Scope } from '../domain/model.js';
 import { SourceConflictError, type EntryRepository, type EntryWrite, type EntryWriteResult } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
@@ -28,6 +28,13 @@ export function createEntryRepository(
         [collectionId, scope.organisationId, perPage, (page - 1) * perPage],
       );
       return { items, total: count!.total, page, perPage };
+    },
+
+    sourceEntries(scope, collectionId, sourceType) {
+      return db.query<{ source_id: string; source_url: string | null; meta: JsonObject | null }>(
+        'SELECT source_id, source_url, meta FROM entries WHERE collection_id = $1 AND organisation_id = $2 AND source_type = $3 AND source_id IS NOT NULL',
+        [collectionId, scope.organisationId, sourceType],
+      );
     },
 
     async get(scope, collectionId, entryId) {
