@@ -100,6 +100,19 @@ describe('lore crawl <url> (website crawler)', () => {
     assert.equal(stored.get('/docs/b')!.title, 'Payments');
   });
 
+  it('crawls nothing while robots.txt answers with a server error (RFC 9309)', async () => {
+    web.state.robotsDown = true;
+    web.requests.clear();
+    try {
+      const report = await crawl();
+      assert.deepEqual([report.created, report.updated, report.deleted], [0, 0, 0]);
+      assert.equal(reasons(report)['/robots.txt'], 'HTTP 503: nothing is crawled while robots.txt cannot be read');
+      assert.deepEqual([...web.requests.keys()].filter((p) => p.startsWith('/docs')), [], 'no page asked');
+    } finally {
+      web.state.robotsDown = false;
+    }
+  });
+
   it('ends with a clear message and a non-zero exit on bad arguments or an unreachable server', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [['crawl'], { LORE_TOKEN: token }, /crawl needs a start URL/],

@@ -140,14 +140,24 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
   const get = (url: string, headers: Record<string, string> = {}) =>
     politely(() => doFetch(url, { headers: { 'user-agent': USER_AGENT, ...headers }, redirect: 'follow', signal: AbortSignal.timeout(options.timeoutMs) }));
 
+  // robots.txt as RFC 9309 reads it: missing (4xx) allows everything; a server error or no
+  // answer disallows everything, so a site that cannot say what it allows is not crawled.
   const robotsUrl = `${origin}/robots.txt`;
   let robotsText = '';
+  const results: CrawlResult[] = [];
   try {
     const response = await get(robotsUrl);
     if (response.ok) robotsText = (await readCapped(response, 512 * 1024)).toString('utf8');
-    else await response.body?.cancel();
-  } catch {
-    robotsText = '';
+    else {
+      await response.body?.cancel();
+      if (response.status >= 500) {
+        robotsText = 'User-agent: *\nDisallow: /\n';
+        results.push({ kind: 'failed', url: robotsUrl, reason: `HTTP ${response.status}: nothing is crawled while robots.txt cannot be read` });
+      }
+    }
+  } catch (error) {
+    robotsText = 'User-agent: *\nDisallow: /\n';
+    results.push({ kind: 'failed', url: robotsUrl, reason: `${describe(error)}: nothing is crawled while robots.txt cannot be read` });
   }
   const robots = robotsParser(robotsUrl, robotsText);
   const allowed = (url: string) => robots.isAllowed(url, USER_AGENT) !== false;
@@ -155,7 +165,6 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
   // Pages to fetch: their key and where to fetch them.
   const queue: { url: string; location: string }[] = [];
   const seen = new Set<string>();
-  const results: CrawlResult[] = [];
   const enqueue = (raw: string, base?: string) => {
     const url = normaliseUrl(raw, base);
     const location = cleanUrl(raw, base);
