@@ -13,7 +13,7 @@
  *   page (its entry's source_id), while the page is fetched and linked at the first form found
  *   (slash kept); a page's redirect target and its canonical link (when in scope) name it, so
  *   `/a`, `/a/`, `/a#x` and `/a?utm_source=…` are one page.
- * - Bounded: `concurrency` requests at a time, `delayMs` between the starts of two requests,
+ * - Bounded: `concurrency` requests at a time, `delayMs` (or robots.txt's Crawl-delay) between the starts of two requests,
  *   a page limit, a timeout and a size cap per response; HTML and PDF are read, other
  *   content types reported.
  * - Incremental: a page fetched before is asked with If-None-Match / If-Modified-Since; 304
@@ -129,11 +129,13 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
   const inScope = crawlScope(options.start, options.include, options.exclude);
   const origin = new URL(start).origin;
 
-  // Politeness: one request starts at most every delayMs, whatever the concurrency.
+  // Politeness: one request starts at most every delayMs (or the site's Crawl-delay, up to
+  // 30 s), whatever the concurrency.
+  let delayMs = options.delayMs;
   let nextStart = 0;
   async function politely<T>(work: () => Promise<T>): Promise<T> {
     const wait = nextStart - Date.now();
-    nextStart = Math.max(Date.now(), nextStart) + options.delayMs;
+    nextStart = Math.max(Date.now(), nextStart) + delayMs;
     if (wait > 0) await sleep(wait);
     return work();
   }
@@ -160,6 +162,8 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
     results.push({ kind: 'failed', url: robotsUrl, reason: `${describe(error)}: nothing is crawled while robots.txt cannot be read` });
   }
   const robots = robotsParser(robotsUrl, robotsText);
+  const crawlDelay = robots.getCrawlDelay(USER_AGENT);
+  if (crawlDelay !== undefined && Number.isFinite(crawlDelay)) delayMs = Math.max(delayMs, Math.min(30_000, crawlDelay * 1000));
   const allowed = (url: string) => robots.isAllowed(url, USER_AGENT) !== false;
 
   // Pages to fetch: their key and where to fetch them.
