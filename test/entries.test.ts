@@ -225,6 +225,22 @@ for (const backend of backends()) {
       assert.equal(res.body.meta.total, await count('SELECT count(*)::int AS n FROM entries WHERE collection_id = $1', [collection]));
     });
 
+    it('lists only the entries of one source_type when asked, its links keeping the filter', async () => {
+      const fresh = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Mixed' } })).body.data.id;
+      const entries = ['web', 'file', 'web', 'web'].map((type, i) => ({ raw_text: `Mixed ${i}`, source_type: type, source_id: `m${i}` }));
+      await server.call('POST', `/api/v1/collections/${fresh}/entries/batch`, { token, body: { entries } });
+      await server.call('POST', `/api/v1/collections/${fresh}/entries`, { token, body: { raw_text: 'No source' } });
+      const page1 = await server.call('GET', `/api/v1/collections/${fresh}/entries?source_type=web&per_page=2`, { token });
+      assert.deepEqual([page1.status, page1.body.meta.total, page1.body.meta.last_page], [200, 3, 2]);
+      assert.deepEqual(page1.body.data.map((e: { source_id: string }) => e.source_id), ['m0', 'm2']);
+      assert.equal(new URL(page1.body.links.next).searchParams.get('source_type'), 'web');
+      const page2 = await server.call('GET', new URL(page1.body.links.next).pathname + new URL(page1.body.links.next).search, { token });
+      assert.deepEqual(page2.body.data.map((e: { source_id: string }) => e.source_id), ['m3']);
+      assert.equal((await server.call('GET', `/api/v1/collections/${fresh}/entries?source_type=none`, { token })).body.meta.total, 0);
+      assert.equal((await server.call('GET', `/api/v1/collections/${fresh}/entries`, { token })).body.meta.total, 5, 'no filter: all');
+      assert.equal((await server.call('GET', `/api/v1/collections/${fresh}/entries?source_type=`, { token })).status, 422);
+    });
+
     it('lists entries in the order they were written, batches included', async () => {
       const fresh = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Ordered' } })).body.data.id;
       const entries = Array.from({ length: 8 }, (_, i) => ({ raw_text: `Ordered ${i}`, source_type: 'o', source_id: `o${i}` }));

@@ -30,7 +30,8 @@ export interface EntryInput {
 }
 
 export interface EntryService {
-  list(scope: Scope, collectionId: string, page: PageRequest): Promise<Page<Entry>>;
+  /** The collection's entries in creation order; with `sourceType`, only those of that source_type. */
+  list(scope: Scope, collectionId: string, page: PageRequest, sourceType?: string): Promise<Page<Entry>>;
   /** Creates an entry; 422 when its source pair is already used in the collection. */
   create(scope: Scope, collectionId: string, input: EntryInput): Promise<Entry>;
   /** Creates or replaces the entry with the same (source_type, source_id). */
@@ -70,9 +71,9 @@ export function createEntryService(deps: {
   }
 
   return {
-    async list(scope, collectionId, page) {
+    async list(scope, collectionId, page, sourceType) {
       await requireCollection(scope, collectionId);
-      return entries.list(scope, collectionId, page);
+      return entries.list(scope, collectionId, page, sourceType);
     },
 
     async create(scope, collectionId, input) {

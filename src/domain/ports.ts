@@ -105,7 +105,7 @@ export class SourceConflictError extends Error {
 }
 
 export interface EntryRepository {
-  list(scope: Scope, collectionId: string, page: PageRequest): Promise<Page<Entry>>;
+  list(scope: Scope, collectionId: string, page: PageRequest, sourceType?: string): Promise<Page<Entry>>;
   /** Source id, URL and meta of every entry of `sourceType` in the collection (what a crawl knows of its pages). */
   sourceEntries(scope: Scope, collectionId: string, sourceType: string): Promise<{ source_id: string; source_url: string | null; meta: JsonObject | null }[]>;
   get(scope: Scope, collectionId: string, entryId: string): Promise<Entry | null>;

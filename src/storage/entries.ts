@@ -17,15 +17,14 @@ export function createEntryRepository(
   maintenance: Maintenance = createMaintenance(db),
 ): EntryRepository {
   return {
-    async list(scope, collectionId, { page, perPage }) {
-      const [count] = await db.query<{ total: number }>(
-        'SELECT count(*)::int AS total FROM entries WHERE collection_id = $1 AND organisation_id = $2',
-        [collectionId, scope.organisationId],
-      );
+    async list(scope, collectionId, { page, perPage }, sourceType) {
+      const where = `collection_id = $1 AND organisation_id = $2${sourceType === undefined ? '' : ' AND source_type = $3'}`;
+      const filter = sourceType === undefined ? [] : [sourceType];
+      const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM entries WHERE ${where}`, [collectionId, scope.organisationId, ...filter]);
       const items = await db.query<Entry>(
-        `SELECT ${COLUMNS} FROM entries WHERE collection_id = $1 AND organisation_id = $2
-         ORDER BY seq LIMIT $3 OFFSET $4`,
-        [collectionId, scope.organisationId, perPage, (page - 1) * perPage],
+        `SELECT ${COLUMNS} FROM entries WHERE ${where}
+         ORDER BY seq LIMIT $${filter.length + 3} OFFSET $${filter.length + 4}`,
+        [collectionId, scope.organisationId, ...filter, perPage, (page - 1) * perPage],
       );
       return { items, total: count!.total, page, perPage };
     },

@@ -18,10 +18,16 @@ export function entryRoutes(app: App): void {
   const base = '/collections/:collection/entries';
 
   app.get(base, {
-    schema: { tags, summary: 'List entries', params: CollectionParams, querystring: PageQuery, response: { 200: Paginated(Entry), ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'List entries (optionally only those of one source_type)',
+      params: CollectionParams,
+      querystring: Type.Object({ ...PageQuery.properties, source_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }),
+      response: { 200: Paginated(Entry), ...errorResponses },
+    },
   }, async (request) => {
     const page = pageRequest(request.query.page, request.query.per_page);
-    return presentPage(request, await entries.list(request.scope, request.params.collection, page), config.publicUrl);
+    return presentPage(request, await entries.list(request.scope, request.params.collection, page, request.query.source_type), config.publicUrl);
   });
 
   app.post(base, {
