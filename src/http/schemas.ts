@@ -7,7 +7,8 @@ import { LIMITS } from '../domain/entries.js';
 export const Timestamp = Type.String({ description: 'ISO 8601 UTC with microseconds, e.g. 2026-11-22T06:14:03.123456Z' });
 export const Uuid = Type.String({ format: 'uuid' });
 export const JsonObjectSchema = Type.Object({}, { additionalProperties: true });
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/** `schema` or null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** 204: no body. */
 export const NoContent = Type.Null({ description: 'No content' });

@@ -1,10 +1,9 @@
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import type { App } from '../app.js';
 import { pageRequest } from '../../domain/pagination.js';
 import { presentPage } from '../paginate.js';
-import { Data, errorResponses, NoContent, Paginated, PageQuery } from '../schemas.js';
+import { Data, errorResponses, NoContent, Nullable, Paginated, PageQuery } from '../schemas.js';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const CollectionParams = Type.Object({ collection: Type.String({ maxLength: 64 }) });
 const CrawlerParams = Type.Object({ collection: Type.String({ maxLength: 64 }), crawler: Type.String({ maxLength: 64 }) });
 const Patterns = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50, description: 'gitignore-style patterns over the URL path' });

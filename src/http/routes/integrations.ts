@@ -1,11 +1,10 @@
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import type { App } from '../app.js';
 import { INTEGRATION_TYPES } from '../../domain/integrations.js';
 import { pageRequest } from '../../domain/pagination.js';
 import { presentPage } from '../paginate.js';
-import { Data, errorResponses, Message, NoContent, Paginated, Timestamp, Uuid } from '../schemas.js';
+import { Data, errorResponses, Message, NoContent, Nullable, Paginated, Timestamp, Uuid } from '../schemas.js';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const TypeField = Type.Unsafe<(typeof INTEGRATION_TYPES)[number]>({ type: 'string', enum: [...INTEGRATION_TYPES] });
 
 /** Type-specific settings; accepted at the top level or inside `settings`. */
