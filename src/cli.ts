@@ -25,9 +25,30 @@ and --master-key (default $LORE_MASTER_KEY). export and import work on the datab
 DATABASE_URL when set, else the embedded one in LORE_DATA_DIR (default ./.lore), which no
 server may be using at the time.`;
 
+/** The running server the commands call: --url, else this machine's $PORT or 3000. */
+function serverUrl(values: Record<string, unknown>): string {
+  return String(values.url ?? `http://127.0.0.1:${process.env.PORT || 3000}`).replace(/\/+$/, '');
+}
+
+/**
+ * Runs a content-source command (import DIR, crawl URL) with the organisation token (--token,
+ * else $LORE_TOKEN): a failure that ends the run (ImportError) exits 1 with its message.
+ */
+async function sourceCommand(values: { token?: string }, run: (token: string) => Promise<void>): Promise<void> {
+  const token = values.token ?? process.env.LORE_TOKEN ?? '';
+  if (!token) fail('Set LORE_TOKEN or pass --token (an organisation API token).');
+  const { ImportError } = await import('./sources/loreApi.js');
+  try {
+    await run(token);
+  } catch (error) {
+    if (error instanceof ImportError) fail(error.message);
+    throw error;
+  }
+}
+
 /** Calls an admin route; prints the JSON body or a readable summary. Exit code 1 on failure. */
 async function admin(method: string, path: string, body: unknown, values: Record<string, unknown>): Promise<unknown> {
-  const base = String(values.url ?? `http://127.0.0.1:${process.env.PORT || 3000}`).replace(/\/+$/, '');
+  const base = serverUrl(values);
   const key = String(values['master-key'] ?? process.env.LORE_MASTER_KEY ?? '');
   if (!key) fail('Set LORE_MASTER_KEY or pass --master-key (printed when the server first started).');
   let response: Response;
@@ -111,9 +132,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (noun === 'crawl') {
     if (!verb) fail('crawl needs a start URL: lore crawl URL --collection ID');
-    if (!values.collection) fail('crawl needs --collection ID');
-    const token = values.token ?? process.env.LORE_TOKEN ?? '';
-    if (!token) fail('Set LORE_TOKEN or pass --token (an organisation API token).');
+    const collection = values.collection ?? fail('crawl needs --collection ID');
     const number = (name: 'max-pages' | 'concurrency' | 'delay-ms', fallback: number, min: number, max: number) => {
       const raw = values[name];
       if (raw === undefined) return fallback;
@@ -121,13 +140,12 @@ async function main(argv: string[]): Promise<void> {
       if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be a whole number from ${min} to ${max}`);
       return n;
     };
-    const { crawlSite, formatCrawlReport, ImportError } = await import('./crawlCli.js');
-    const server = String(values.url ?? `http://127.0.0.1:${process.env.PORT || 3000}`);
-    try {
+    return sourceCommand(values, async (token) => {
+      const { crawlSite, formatCrawlReport } = await import('./crawlCli.js');
       const report = await crawlSite({
         start: verb,
-        collection: values.collection,
-        server,
+        collection,
+        server: serverUrl(values),
         token,
         maxPages: number('max-pages', 1000, 1, 100_000),
         concurrency: number('concurrency', 2, 1, 16),
@@ -136,25 +154,17 @@ async function main(argv: string[]): Promise<void> {
         exclude: values.exclude ?? [],
         keepGone: values['keep-gone'],
       });
-      return print(report, formatCrawlReport(verb, values.collection, report));
-    } catch (error) {
-      if (error instanceof ImportError) fail(error.message);
-      throw error;
-    }
+      print(report, formatCrawlReport(verb, collection, report));
+    });
   }
   if (noun === 'import' && values.collection !== undefined) {
     if (!verb) fail('import needs a folder: lore import DIR --collection ID');
-    const token = values.token ?? process.env.LORE_TOKEN ?? '';
-    if (!token) fail('Set LORE_TOKEN or pass --token (an organisation API token).');
-    const { importFolder, formatImportReport, ImportError } = await import('./importCli.js');
-    const server = String(values.url ?? `http://127.0.0.1:${process.env.PORT || 3000}`);
-    try {
-      const report = await importFolder({ dir: verb, collection: values.collection, server, token, baseUrl: values['base-url'] ?? null, prune: values.prune, ignore: values.ignore ?? [] });
-      return print(report, formatImportReport(verb, values.collection, report));
-    } catch (error) {
-      if (error instanceof ImportError) fail(error.message);
-      throw error;
-    }
+    const collection = values.collection;
+    return sourceCommand(values, async (token) => {
+      const { importFolder, formatImportReport } = await import('./importCli.js');
+      const report = await importFolder({ dir: verb, collection, server: serverUrl(values), token, baseUrl: values['base-url'] ?? null, prune: values.prune, ignore: values.ignore ?? [] });
+      print(report, formatImportReport(verb, collection, report));
+    });
   }
   if (noun === 'export' || noun === 'import') {
     if (!verb) fail(`${noun} needs a FILE (- for standard ${noun === 'export' ? 'output' : 'input'})`);

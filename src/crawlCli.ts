@@ -11,7 +11,7 @@ import { cleanUrl } from './sources/crawl.js';
 import { runCrawl, WEB_SOURCE_TYPE, type CrawlReport } from './sources/crawlRun.js';
 import { batchWriter, deleteBySource, emptyReport, formatReport, ImportError, loreClient, storedEntries } from './sources/loreApi.js';
 
-export { ImportError, type CrawlReport };
+export type { CrawlReport };
 
 export interface CrawlCommandOptions {
   start: string;

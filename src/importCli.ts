@@ -12,7 +12,6 @@ import cliProgress from 'cli-progress';
 import { FILE_SOURCE_TYPE, listFolder, readFolderFile } from './sources/folder.js';
 import { batchWriter, deleteBySource, emptyReport, formatReport, ImportError, loreClient, storedEntries, type SourceReport } from './sources/loreApi.js';
 
-export { ImportError };
 
 export interface FolderImportOptions {
   dir: string;
