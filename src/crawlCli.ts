@@ -9,7 +9,7 @@
 import cliProgress from 'cli-progress';
 import { cleanUrl } from './sources/crawl.js';
 import { runCrawl, WEB_SOURCE_TYPE, type CrawlReport } from './sources/crawlRun.js';
-import { batchWriter, deleteBySource, emptyReport, formatReport, ImportError, loreClient, storedEntries } from './sources/loreApi.js';
+import { apiBatchUpsert, batchWriter, deleteBySource, emptyReport, formatReport, ImportError, loreClient, storedEntries } from './sources/loreApi.js';
 
 export type { CrawlReport };
 
@@ -39,7 +39,7 @@ export async function crawlSite(options: CrawlCommandOptions): Promise<CrawlRepo
     ? new cliProgress.SingleBar({ format: 'crawling [{bar}] {value}/{total} pages fetched · {written} written · {failed} failed', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
     : null;
   bar?.start(1, 0, { written: 0, failed: 0 });
-  const writer = batchWriter(api, options.collection, stored, report);
+  const writer = batchWriter(apiBatchUpsert(api, options.collection), stored, report);
   await runCrawl(
     {
       start,
@@ -53,7 +53,7 @@ export async function crawlSite(options: CrawlCommandOptions): Promise<CrawlRepo
       keepGone: options.keepGone,
     },
     stored,
-    { write: writer.add, flush: writer.flush, remove: async (sourceId) => void (await deleteBySource(api, options.collection, WEB_SOURCE_TYPE, sourceId, report)) },
+    { ...writer, remove: async (sourceId) => void (await deleteBySource(api, options.collection, WEB_SOURCE_TYPE, sourceId, report)) },
     report,
     (progress) => {
       bar?.setTotal(Math.max(1, progress.found));

@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { FILE_SOURCE_TYPE, listFolder, readFolderFile } from './sources/folder.js';
-import { batchWriter, deleteBySource, emptyReport, formatReport, ImportError, loreClient, storedEntries, type SourceReport } from './sources/loreApi.js';
+import { apiBatchUpsert, batchWriter, deleteBySource, emptyReport, formatReport, ImportError, loreClient, storedEntries, type SourceReport } from './sources/loreApi.js';
 
 
 export interface FolderImportOptions {
@@ -43,7 +43,7 @@ export async function importFolder(options: FolderImportOptions): Promise<Folder
 
   const bar = (options.progress ?? process.stderr.isTTY) ? new cliProgress.SingleBar({ format: 'importing [{bar}] {value}/{total} files {stage}', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
   bar?.start(files.length, 0, { stage: '' });
-  const writer = batchWriter(api, options.collection, stored, report);
+  const writer = batchWriter(apiBatchUpsert(api, options.collection), stored, report);
   const present = new Set<string>();
   for (const file of files) {
     // A file that is there counts as present even when it cannot be read: --prune keeps its entry.
@@ -55,7 +55,7 @@ export async function importFolder(options: FolderImportOptions): Promise<Folder
       } else {
         if (read.note) report.notes.push({ path: file.relative, note: read.note });
         if (stored.get(read.entry.source_id)?.meta.content_sha256 === read.entry.meta.content_sha256) report.unchanged++;
-        else await writer.add(read.entry);
+        else await writer.write(read.entry);
       }
     } catch (error) {
       if (error instanceof ImportError) throw error;

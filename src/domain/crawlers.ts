@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { runCrawl, WEB_SOURCE_TYPE, type CrawlReport, type EntrySink } from '../sources/crawlRun.js';
+import { batchWriter, emptyReport } from '../sources/loreApi.js';
 import type { EntryService } from './entries.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { isUuid } from './ids.js';
@@ -75,7 +76,8 @@ export interface ClaimedCrawler extends CrawlerSettings {
 export interface CrawlerRepository {
   list(scope: Scope, collectionId: string, page: PageRequest): Promise<Page<Crawler>>;
   get(scope: Scope, collectionId: string, id: string): Promise<Crawler | null>;
-  create(scope: Scope, collectionId: string, id: string, settings: CrawlerSettings, runNow: boolean): Promise<Crawler>;
+  /** Creates a crawler, due at once. */
+  create(scope: Scope, collectionId: string, id: string, settings: CrawlerSettings): Promise<Crawler>;
   update(scope: Scope, collectionId: string, id: string, settings: CrawlerSettings): Promise<Crawler | null>;
   delete(scope: Scope, collectionId: string, id: string): Promise<boolean>;
   /** Makes the crawler due now (a run in progress is not restarted); false when unknown. */
@@ -133,7 +135,7 @@ export function createCrawlerService(deps: { crawlers: CrawlerRepository; collec
     get,
     async create(scope, collectionId, settings) {
       await requireCollection(scope, collectionId);
-      return crawlers.create(scope, collectionId, randomUUID(), { ...settings, start_url: checkStartUrl(settings.start_url) }, true);
+      return crawlers.create(scope, collectionId, randomUUID(), { ...settings, start_url: checkStartUrl(settings.start_url) });
     },
     async update(scope, collectionId, id, patch) {
       const current = await get(scope, collectionId, id);
@@ -194,7 +196,7 @@ export function createCrawlerRunner(deps: {
     if (!crawler) return false;
     const scope = { organisationId: crawler.organisationId };
     const started = new Date().toISOString();
-    const report: CrawlReport = { created: 0, updated: 0, unchanged: 0, deleted: 0, skipped: [], failed: [], notes: [], found: 0, fetched: 0 };
+    const report: CrawlReport = { ...emptyReport(), found: 0, fetched: 0 };
     let outcome: CrawlerRun['outcome'] = 'finished';
     let error: string | null = null;
     try {
@@ -278,32 +280,22 @@ export function createCrawlerRunner(deps: {
   };
 }
 
-/** Writes through the entry service: batches of 50, a refused batch retried entry by entry. */
+/** Writes through the entry service (batched as the API is; a batch refused as invalid is retried entry by entry). */
 function serviceSink(entries: EntryService, scope: Scope, collectionId: string, stored: ReadonlyMap<string, unknown>, report: CrawlReport): EntrySink {
-  let batch: Parameters<EntrySink['write']>[0][] = [];
-  async function upsert(items: typeof batch): Promise<void> {
-    try {
-      await entries.batchUpsert(scope, collectionId, items);
-      for (const item of items) stored.has(item.source_id) ? report.updated++ : report.created++;
-    } catch (error) {
-      if (items.length === 1 || !(error instanceof ValidationError)) {
-        for (const item of items) report.failed.push({ path: item.source_id, reason: (error as Error).message });
-        return;
+  const writer = batchWriter(
+    async (items) => {
+      try {
+        await entries.batchUpsert(scope, collectionId, items);
+        return null;
+      } catch (error) {
+        return { reason: (error as Error).message, split: error instanceof ValidationError };
       }
-      for (const item of items) await upsert([item]);
-    }
-  }
-  const flush = async () => {
-    const items = batch;
-    batch = [];
-    if (items.length) await upsert(items);
-  };
-  return {
-    async write(entry) {
-      batch.push(entry);
-      if (batch.length >= 50) await flush();
     },
-    flush,
+    stored,
+    report,
+  );
+  return {
+    ...writer,
     async remove(sourceId) {
       try {
         await entries.deleteBySource(scope, collectionId, WEB_SOURCE_TYPE, sourceId);

@@ -107,20 +107,35 @@ export async function storedEntries(api: Api, collection: string, sourceType: st
 }
 
 /**
- * Collects entries into batch upserts (at most 50 entries and about 4 MB a request); a batch
- * the API refuses is sent again entry by entry, so the report names the entries refused.
+ * Writes one batch upsert: null when written, else why not and whether the entries, sent one
+ * by one, may fare better (the batch was refused for what one of them holds).
  */
-export function batchWriter(api: Api, collection: string, stored: ReadonlyMap<string, unknown>, report: SourceReport) {
+export type BatchUpsert = (entries: SourceEntry[]) => Promise<{ reason: string; split: boolean } | null>;
+
+/** A batch upsert through the API: a 4xx is about the entries, a 5xx is not. */
+export function apiBatchUpsert(api: Api, collection: string): BatchUpsert {
+  return async (entries) => {
+    const response = await api('POST', `${collectionRoute(collection)}/entries/batch`, { entries });
+    return response.status === 200 ? null : { reason: `${response.status} ${response.message}`, split: response.status < 500 };
+  };
+}
+
+/**
+ * Collects entries into batch upserts (at most 50 entries and about 4 MB a batch); a batch
+ * refused for its entries is sent again entry by entry, so the report names the entries
+ * refused. Written entries count as created or updated by whether `stored` held them.
+ */
+export function batchWriter(send: BatchUpsert, stored: ReadonlyMap<string, unknown>, report: SourceReport) {
   let batch: SourceEntry[] = [];
   let bytes = 0;
   async function upsert(entries: SourceEntry[]): Promise<void> {
-    const response = await api('POST', `${collectionRoute(collection)}/entries/batch`, { entries });
-    if (response.status === 200) {
+    const refused = await send(entries);
+    if (refused === null) {
       for (const entry of entries) stored.has(entry.source_id) ? report.updated++ : report.created++;
       return;
     }
-    if (response.status >= 500 || entries.length === 1) {
-      for (const entry of entries) report.failed.push({ path: entry.source_id, reason: `${response.status} ${response.message}` });
+    if (!refused.split || entries.length === 1) {
+      for (const entry of entries) report.failed.push({ path: entry.source_id, reason: refused.reason });
       return;
     }
     for (const entry of entries) await upsert([entry]);
@@ -133,7 +148,7 @@ export function batchWriter(api: Api, collection: string, stored: ReadonlyMap<st
     await upsert(entries);
   };
   return {
-    async add(entry: SourceEntry): Promise<void> {
+    async write(entry: SourceEntry): Promise<void> {
       const size = Buffer.byteLength(JSON.stringify(entry));
       if (batch.length >= BATCH_ENTRIES || (batch.length > 0 && bytes + size > BATCH_BYTES)) await flush();
       batch.push(entry);

@@ -25,11 +25,11 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
 
     get: (scope, collectionId, id) => get(scope.organisationId, collectionId, id),
 
-    async create(scope, collectionId, id, s, runNow) {
+    async create(scope, collectionId, id, s) {
       await db.query(
         `INSERT INTO crawlers (id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, schedule_hours, next_run_at)
-         VALUES ($1, $2, $3, $4, $5::text[], $6::text[], $7, $8, $9, CASE WHEN $10::boolean THEN clock_timestamp() END)`,
-        [id, scope.organisationId, collectionId, s.start_url, s.include, s.exclude, s.max_pages, s.keep_gone, s.schedule_hours, runNow],
+         VALUES ($1, $2, $3, $4, $5::text[], $6::text[], $7, $8, $9, clock_timestamp())`,
+        [id, scope.organisationId, collectionId, s.start_url, s.include, s.exclude, s.max_pages, s.keep_gone, s.schedule_hours],
       );
       return (await get(scope.organisationId, collectionId, id))!;
     },
