@@ -8,17 +8,11 @@
  * exits cleanly (a second SIGTERM exits at once, the cut write rolled back). On PGlite (a data folder) and on PostgreSQL.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Db } from '../src/storage/db.js';
-import { openPglite } from '../src/storage/pglite.js';
-import { openPostgres } from '../src/storage/postgres.js';
-import { backends, freshPostgresDatabase, MASTER_KEY } from './helpers.js';
+import { backends, MASTER_KEY } from './helpers.js';
 import { indexProblems } from './indexProblems.js';
-import { call, startLoreProcess } from './processes.js';
+import { call, processDatabase, startLoreProcess } from './processes.js';
 
 const PAUSE_MS = 1500;
 const BATCH = 10;
@@ -35,19 +29,8 @@ for (const backend of backends()) {
     });
 
     it('keeps every batch all or nothing through SIGKILL inside the commit window and while embedding, and finishes a write on SIGTERM', async () => {
-      let env: Record<string, string>;
-      let open: () => Promise<Db>;
-      if (backend === 'pglite') {
-        const dir = mkdtempSync(path.join(tmpdir(), 'lore-crash-'));
-        cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-        env = { LORE_DATA_DIR: dir, DATABASE_URL: '' };
-        open = () => openPglite(dir);
-      } else {
-        const database = await freshPostgresDatabase();
-        cleanups.push(database.drop);
-        env = { DATABASE_URL: database.url };
-        open = () => openPostgres(database.url, 2);
-      }
+      const { env, open, drop } = await processDatabase(backend, 'crash');
+      cleanups.push(drop);
       const check = async (expected: Record<string, number | 'all-or-nothing'>) => {
         const db = await open();
         try {

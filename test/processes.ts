@@ -1,7 +1,27 @@
 /** Lore as child processes, for tests of crashes, restarts and several processes. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MASTER_KEY } from './helpers.js';
+import type { Db } from '../src/storage/db.js';
+import { openPglite } from '../src/storage/pglite.js';
+import { openPostgres } from '../src/storage/postgres.js';
+import { freshPostgresDatabase, MASTER_KEY, type Backend } from './helpers.js';
+
+/**
+ * A fresh database on `backend` for Lore child processes: the environment that points
+ * `lore serve` at it (a PGlite data folder, or a throwaway PostgreSQL database), a way for the
+ * test to open it itself, and its removal.
+ */
+export async function processDatabase(backend: Backend, name: string): Promise<{ env: Record<string, string>; open: () => Promise<Db>; drop: () => Promise<void> }> {
+  if (backend === 'pglite') {
+    const dir = mkdtempSync(path.join(tmpdir(), `lore-${name}-`));
+    return { env: { LORE_DATA_DIR: dir, DATABASE_URL: '' }, open: () => openPglite(dir), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const database = await freshPostgresDatabase();
+  return { env: { DATABASE_URL: database.url }, open: () => openPostgres(database.url, 2), drop: database.drop };
+}
 
 export interface Lore { process: ChildProcess; url: string; marks: number; exited: Promise<number | null>; waitMark(after: number): Promise<void> }
 

@@ -7,18 +7,12 @@
  * folder) and on PostgreSQL.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Db } from '../src/storage/db.js';
-import { openPglite } from '../src/storage/pglite.js';
-import { openPostgres } from '../src/storage/postgres.js';
-import { backends, freshPostgresDatabase, MASTER_KEY } from './helpers.js';
-import { call, startLoreProcess } from './processes.js';
+import { backends, MASTER_KEY } from './helpers.js';
+import { call, processDatabase, startLoreProcess } from './processes.js';
 
 const WORDS = ['Refunds', ' are', ' paid', ' within', ' five', ' working', ' days', ' [1].'];
 const DELTA_MS = 250;
@@ -53,21 +47,11 @@ for (const backend of backends()) {
     });
 
     it('finishes the answer streaming, writes usage and the search log, and exits 0', async () => {
-      let env: Record<string, string>;
-      let open: () => Promise<Db>;
-      if (backend === 'pglite') {
-        const dir = mkdtempSync(path.join(tmpdir(), 'lore-shutdown-'));
-        cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-        env = { LORE_DATA_DIR: dir, DATABASE_URL: '' };
-        open = () => openPglite(dir);
-      } else {
-        const database = await freshPostgresDatabase();
-        cleanups.push(database.drop);
-        env = { DATABASE_URL: database.url };
-        open = () => openPostgres(database.url, 1);
-      }
-      env = {
-        ...env,
+      const database = await processDatabase(backend, 'shutdown');
+      cleanups.push(database.drop);
+      const { open } = database;
+      const env = {
+        ...database.env,
         LORE_LLM: 'openai',
         LORE_LLM_MODEL: 'slow',
         LORE_LLM_BASE_URL: `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`,
