@@ -170,8 +170,8 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
   const queue: { url: string; location: string }[] = [];
   const seen = new Set<string>();
   const enqueue = (raw: string, base?: string) => {
-    const url = normaliseUrl(raw, base);
     const location = cleanUrl(raw, base);
+    const url = location && normaliseUrl(location);
     if (!url || !location || seen.has(url) || !inScope(url)) return;
     seen.add(url);
     if (!allowed(location)) {
