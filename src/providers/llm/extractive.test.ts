@@ -366,6 +366,36 @@ describe('extractive answers on Markdown documentation', () => {
     assert.equal(text, 'Lore is a self-hostable search service. It answers from your docs [2].');
   });
 
+  it('answers "What are the steps …?" and "Which X does it have?" with the list: whole when short, else an outline of its items (regression: the docs set)', async () => {
+    const short = 'Answers are made in steps:\n\n1. Retrieve the passages.\n2. Generate the text.\n3. Cite the passages.';
+    const text = await ask('What are the steps of answering a question?', short, 'Lore answers from documents.');
+    assert.equal(text, 'Answers are made in steps [1]:\n\n1. Retrieve the passages.\n2. Generate the text.\n3. Cite the passages.');
+    const filler = 'with many details that no outline needs to repeat, and more of them, and then some more words to make the item long, longer than a list an answer may bring whole';
+    const long = [
+      '- `npm run bench:quality` — nDCG@10 on SciFact (12 languages, plus English questions); the threshold ' + filler + '.',
+      '- `npm run bench:search` — search at scale; one table of p50/p95 ' + filler + '. Another sentence.',
+      '- `npm run bench:answers` — answers on two sets. Docs: questions about the benchmarks Lore has, ' + filler + '.',
+      '- `npm run bench:soak` — mixed traffic for 5 minutes ' + filler + '.',
+    ].join('\n');
+    const outline = await ask('Which benchmarks does Lore have?', long);
+    assert.equal(
+      outline,
+      [
+        '- `npm run bench:quality` — nDCG@10 on SciFact (12 languages, plus English questions); the threshold with many details that no outline needs to repeat…',
+        '- `npm run bench:search` — search at scale; one table of p50/p95 with many details that no outline needs to repeat, and more of them…',
+        '- `npm run bench:answers` — answers on two sets.',
+        '- `npm run bench:soak` — mixed traffic for 5 minutes with many details that no outline needs to repeat, and more of them… [1]',
+      ].join('\n'),
+    );
+  });
+
+  it('reads "How do X work?" as a question about X, not as a how-to: steps get no how-to bonus, and the sentences around the match count', async () => {
+    const steps = '1. Candidates are found.\n2. Their `final_score` is the similarity after boosts.\n3. They are sorted.';
+    const doc = 'Boosts weigh the similarity by a fit. A boost never raises a score above the similarity. Sorts replace relevance order.';
+    const text = await ask('How do boosts change the score?', steps, doc);
+    assert.ok(text.startsWith('Boosts weigh the similarity by a fit. A boost never raises a score'), text);
+  });
+
   it('keeps code as written: citation-like brackets in code and inline code stay', async () => {
     const doc = 'Read the first row with this snippet:\n\n```js\nconst first = rows[1]; // [2]\n```';
     const text = await ask('How do I read the first row?', doc);

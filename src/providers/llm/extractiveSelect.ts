@@ -148,7 +148,17 @@ const QUESTION_WORDS: Readonly<Record<string, string>> = {
 const NUMERIC_QUESTION =
   /\bhow (?:many|much|long|old|big|large|often)\b|\bwhen\b|\bwhat year\b|\b(?:limits?|maximum|minimum|max|default|timeout|port)\b|\bwie (?:viele?|lange|alt)\b|\bwann\b|\bcuánt|\bcuándo\b|\bcâ[țt]|\bcând\b|сколько|когда|в каком году|πόσ|πότε|\bkaç\b|ne zaman|bao nhiêu|\bmấy\b|khi nào|năm nào|कितन|कब|\bكم\b|متى|多少|几|何时|什么时候|哪一年|哪年|กี่|เท่าไ|เมื่อไ|ปีใด|ปีไหน|いつ|いくつ|何年/iu;
 /** How-to questions: the answer is often a command, a snippet or a list of steps. */
-const HOWTO_QUESTION = /^\s*(?:how\s+(?:do|can|should|would|to|does)\b|how\s+i\b|what(?:'s| is) the (?:command|way|snippet)\b|(?:steps?|instructions?) (?:to|for)\b|(?:set ?up|install|configure|embed|create|add|run|start|deploy|enable|use)\b)|\bhow to\b/i;
+const HOWTO_QUESTION = /^\s*(?:how\s+(?:(?:do|does|should|would|could)\s+(?:i|we|you|one)\b|can|to\b)|how\s+i\b|what(?:'s| is) the (?:command|way|snippet)\b|(?:steps?|instructions?) (?:to|for)\b|(?:set ?up|install|configure|embed|create|add|run|start|deploy|enable|use)\b)|\bhow to\b/i;
+/**
+ * English questions asking for a set of things ("What are the steps of …?", "Which benchmarks
+ * does Lore have?"): a plural noun after which/what (are the). Answered by a list, when the
+ * best match is in one, as the list itself or its outline.
+ */
+const ENUMERATION_QUESTION =
+  /^\s*(?:which|what)\s+(?:(?:are|were)\s+(?:the\s+)?)?(?:[\p{L}\d.:-]+\s+){0,2}?\p{L}{2,}s\b\s*(?:does|do|did|can|could|are|were|will|should|of|in|for|on|that|there|\?|$)/iu;
+/** Items of an outline (a list too long to bring whole) and how long each item's lead may be. */
+const OUTLINE_ITEMS = 10;
+const OUTLINE_LEAD_CHARS = 150;
 /** English yes/no questions ("Can I …?", "Does Lore …?", "Is there …?"). */
 const YESNO_QUESTION = /^\s*(?:can|could|does|do|is|are|will|should|must|may)\s+(?!\S+\s+(?:mean|stand)\b)/i;
 const DIGIT = /\p{Nd}/u;
@@ -236,6 +246,11 @@ export async function selectAnswer(
   const best = candidates[0];
   if (!best) return [];
 
+  if (ENUMERATION_QUESTION.test(asked) && !best.defines) {
+    const list = enumeration(best, read);
+    if (list) return list;
+  }
+
   const chosen: Unit[] = [best];
   let used = citedLength(best);
   for (const c of candidates.slice(1)) {
@@ -267,6 +282,54 @@ export async function selectAnswer(
     return contentTerms(question, best.language).filter((t) => terms.has(t)).length;
   };
   return pieces(chosen, read, howto ? best : null, limits.maxChars, relevance);
+}
+
+/**
+ * The answer to a question asking for a set of things whose best match is in a list of at
+ * least three items, or introduces one: the sentence introducing the list (when one ends in a colon right
+ * before it), then the list — whole when it is short enough, else its outline: each
+ * top-level item's first sentence, cut at a clause within OUTLINE_LEAD_CHARS. Null when the
+ * best unit is not in such a list.
+ */
+function enumeration(best: Unit, read: readonly Read[]): Piece[] | null {
+  const blocks = read.find((r) => r.ref === best.ref)!.blocks;
+  // The best unit is in the list, or is the sentence that introduces it.
+  const own = blocks[best.block];
+  const introduces = own?.kind === 'prose' && own.sentences[own.sentences.length - 1] === best.text && /:$/.test(best.text);
+  const at = introduces ? best.block + 1 : best.block;
+  const block = blocks[at];
+  if (block?.kind !== 'list') return null;
+  const top = block.items.filter((it) => it.depth === 0);
+  if (top.length < 3) return null;
+  const out: Piece[] = [];
+  const before = blocks[at - 1];
+  const intro = before?.kind === 'prose' ? before.sentences[before.sentences.length - 1] : undefined;
+  if (intro && /:$/.test(intro) && !(before!.kind === 'prose' && before!.fragment && before!.sentences.length === 1)) {
+    out.push({ kind: 'sentences', ref: best.ref, sentences: [capitalise(intro)] });
+  }
+  const items = fits(block) ? block.items.filter((it) => it.depth === 0).map((it) => capitalise(it.text)) : top.slice(0, OUTLINE_ITEMS).map((it) => lead(it.text, best.language));
+  out.push({ kind: 'items', ref: best.ref, items, ordered: block.ordered, cited: out.length === 0 });
+  return out;
+}
+
+/**
+ * An item's lead: its first sentence, or when that is longer than OUTLINE_LEAD_CHARS, the
+ * longest start of it that ends before a clause (`;`, ` — `, ` (`, `, `) with code spans,
+ * emphasis and brackets closed, then "…".
+ */
+function lead(text: string, language: string): string {
+  const first = splitSentences(text, language)[0] ?? text;
+  if (first.length <= OUTLINE_LEAD_CHARS) return capitalise(first);
+  const count = (part: string, re: RegExp) => part.match(re)?.length ?? 0;
+  const balanced = (part: string) => count(part, /`/g) % 2 === 0 && count(part, /\*\*/g) % 2 === 0 && count(part, /\(/g) === count(part, /\)/g);
+  let cut = -1;
+  for (const m of first.matchAll(/;\s|\s[—–]\s|\s\(|,\s/g)) {
+    if (m.index > OUTLINE_LEAD_CHARS) break;
+    if (m.index >= 20 && balanced(first.slice(0, m.index))) cut = m.index;
+  }
+  const part = cut > 0 ? first.slice(0, cut) : truncate(first, OUTLINE_LEAD_CHARS).slice(0, -1);
+  // Better whole than with a code span or emphasis left open.
+  return capitalise(balanced(part) ? `${part.replace(/[\s,;:]+$/, '')}…` : first);
 }
 
 /** A unit as the embedding model reads it: under its nearest heading. */
