@@ -15,7 +15,7 @@
  *   ignored) and the next non-blank line starts no code fence, list item or table.
  * - `heading-as-sentence`: a sentence of the answer (split at citations and sentence ends,
  *   Markdown and punctuation removed, case and spaces folded) equals a heading of the docs.
- * - `too-many-sources`: more than 2 distinct passages cited.
+ * - `too-many-sources`: more than 2 distinct passages cited (an escaped `\\[0, 1]` is text).
  * - `unbalanced-code`: an odd number of fence lines.
  */
 
@@ -23,7 +23,7 @@ export const RULES = ['empty', 'table-fragment', 'mid-token-start', 'dangling-co
 export type Rule = (typeof RULES)[number];
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
-const CITATION = /\s*\[\d+(?:\s*[,;]\s*\d+)*\]/g;
+const CITATION = /\s*(?<!\\)\[\d+(?:\s*[,;]\s*\d+)*\]/g;
 const TABLE_LINE = /^\s*\|.*\|\s*$/;
 const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d{1,3}[.)])\s+/;
@@ -93,10 +93,10 @@ export function proseFailures(answer: string, headings: ReadonlySet<string>): Ru
     .filter((p) => !p.table)
     .map((p) => withoutCodeSpans(p.text).replace(LIST_ITEM, ''))
     .join('\n')
-    .split(/\[\d+(?:\s*[,;]\s*\d+)*\]|(?<=[.!?。！？])\s+|\n/);
+    .split(/(?<!\\)\[\d+(?:\s*[,;]\s*\d+)*\]|(?<=[.!?。！？])\s+|\n/);
   if (sentences.some((s) => headings.has(normalise(s)) && normalise(s) !== '')) failed.add('heading-as-sentence');
 
-  const refs = new Set([...answer.matchAll(/\[(\d+(?:\s*[,;]\s*\d+)*)\]/g)].flatMap((m) => m[1]!.split(/[,;]/).map((r) => Number(r.trim()))));
+  const refs = new Set([...answer.matchAll(/(?<!\\)\[(\d+(?:\s*[,;]\s*\d+)*)\]/g)].flatMap((m) => m[1]!.split(/[,;]/).map((r) => Number(r.trim()))));
   if (refs.size > 2) failed.add('too-many-sources');
   return RULES.filter((r) => failed.has(r));
 }

@@ -39,6 +39,14 @@ describe('CitationFilter', () => {
     assert.equal(run(['An array [', '3]']).text, 'An array');
   });
 
+  it('leaves an escaped bracket alone (Markdown `\\[0, 1]`), however the deltas fall', () => {
+    const whole = 'A similarity in \\[0, 1] [2].';
+    for (let cut = 1; cut < whole.length; cut++) {
+      assert.deepEqual(run([whole.slice(0, cut), whole.slice(cut)]), { text: whole, refs: [2], all: [2] }, `cut at ${cut}`);
+    }
+    assert.equal(run(['A similarity in [0, 1] [2].']).text, 'A similarity in [1] [2].');
+  });
+
   it('leaves brackets that are not markers alone', () => {
     assert.equal(run(['Use [brackets] and a[i]; [see docs]']).text, 'Use [brackets] and a[i]; [see docs]');
     assert.equal(run(['Ends with [']).text, 'Ends with [');

@@ -8,9 +8,10 @@ export interface CitedSource {
 }
 
 // `[1]`, `[1, 2]`, `[1][2]` (each bracket on its own), `[1; 3]`; refs of at most 3 digits.
-const MARKER = /( *)\[\s*(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\s*\]/g;
-// What the end of the text may hold while a marker is still arriving.
-const OPEN_MARKER = / *\[[\d\s,;]{0,24}$/;
+// An escaped bracket (`\[0, 1]`, Markdown for a literal one) is no marker.
+const MARKER = /( *)(?<!\\)\[\s*(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\s*\]/g;
+// What the end of the text may hold while a marker is still arriving (or the backslash that may escape one).
+const OPEN_MARKER = /(?: *(?<!\\)\[[\d\s,;]{0,24}|\\)$/;
 
 /**
  * Checks the citation markers of a streamed answer against the passages it was given.

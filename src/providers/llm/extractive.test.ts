@@ -396,6 +396,19 @@ describe('extractive answers on Markdown documentation', () => {
     assert.ok(text.startsWith('Boosts weigh the similarity by a fit. A boost never raises a score'), text);
   });
 
+  it('answers from an item that introduces nested items with the item and its items, once each, nothing from other passages, and escapes brackets that would read as citations', async () => {
+    const doc = [
+      '1. Candidates are found by both signals.',
+      '2. Calibration into `similarity` ∈ [0, 1]:',
+      '   - vector: the cosine mapped from a range to [0, 1];',
+      '   - lexical: BM25 divided by the score of a chunk of average length;',
+      '   - hybrid: a weighted sum of the two.',
+      '3. Boosts are applied.',
+    ].join('\n');
+    const text = await ask('How is the lexical score calibrated?', doc, 'The lexical score of a chunk is exact. The lexical stage is fast.');
+    assert.equal(text, 'Calibration into `similarity` ∈ \\[0, 1] [1]:\n\n- Vector: the cosine mapped from a range to \\[0, 1];\n- Lexical: BM25 divided by the score of a chunk of average length;\n- Hybrid: a weighted sum of the two.');
+  });
+
   it('keeps code as written: citation-like brackets in code and inline code stay', async () => {
     const doc = 'Read the first row with this snippet:\n\n```js\nconst first = rows[1]; // [2]\n```';
     const text = await ask('How do I read the first row?', doc);

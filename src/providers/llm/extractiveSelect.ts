@@ -183,6 +183,8 @@ interface Unit {
   instructs: boolean;
   /** Opens "X is …" for a question "What is X?". */
   defines: boolean;
+  /** Introduces the block after it with a colon (code, list, table), or nested items: quoted, it brings them. */
+  brings: boolean;
   terms: Set<string>;
   /** Terms of the code block the unit introduces (empty when none). */
   code: Set<string>;
@@ -263,7 +265,8 @@ export async function selectAnswer(
     if (!chosen.some((d) => d.rank === c.rank)) {
       // A how-to answered by instructions, a "What is X?" by X's definition, a yes/no question
       // by its best match: nothing from elsewhere.
-      if ((howto && best.instructs) || best.defines || yesno) continue;
+      // Nor does an answer whose best unit brings a block (a snippet, a list, a table).
+      if ((howto && best.instructs) || best.defines || best.brings || yesno) continue;
       if (new Set(chosen.map((d) => d.rank)).size >= MAX_SOURCES) continue;
     }
     chosen.push(c);
@@ -321,7 +324,8 @@ function lead(text: string, language: string): string {
   const first = splitSentences(text, language)[0] ?? text;
   if (first.length <= OUTLINE_LEAD_CHARS) return capitalise(first);
   const count = (part: string, re: RegExp) => part.match(re)?.length ?? 0;
-  const balanced = (part: string) => count(part, /`/g) % 2 === 0 && count(part, /\*\*/g) % 2 === 0 && count(part, /\(/g) === count(part, /\)/g);
+  const balanced = (part: string) =>
+    count(part, /`/g) % 2 === 0 && count(part, /\*\*/g) % 2 === 0 && count(part, /\(/g) === count(part, /\)/g) && count(part, /\[/g) === count(part, /\]/g);
   let cut = -1;
   for (const m of first.matchAll(/;\s|\s[—–]\s|\s\(|,\s/g)) {
     if (m.index > OUTLINE_LEAD_CHARS) break;
@@ -354,6 +358,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     text,
     language,
     defines: false,
+    brings: false,
     instructs: step || code.size > 0 || (SNIPPET.test(text) && /`[^`]*[\s<(=][^`]*`/.test(text)),
     terms: terms(text),
     code,
@@ -377,7 +382,9 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         const code = next?.kind === 'code' ? terms(next.text) : new Set<string>();
         block.sentences.forEach((s, i) => {
           const last = i === block.sentences.length - 1;
-          out.push(unit(b, 'sentence', s, !(i === 0 && block.fragment), last ? code : undefined, false, -1, last && next?.kind === 'code' ? next.text.slice(0, SEMANTIC_CODE_CHARS) : ''));
+          const u = unit(b, 'sentence', s, !(i === 0 && block.fragment), last ? code : undefined, false, -1, last && next?.kind === 'code' ? next.text.slice(0, SEMANTIC_CODE_CHARS) : '');
+          u.brings = last && /:$/.test(s) && (next?.kind === 'code' || next?.kind === 'list' || next?.kind === 'table');
+          out.push(u);
         });
         break;
       }
@@ -385,8 +392,17 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         block.items.forEach((item, k) => {
           // An item of several sentences ("**Retrieve**: the hybrid search … . Each entry …") is prose.
           const sentences = splitSentences(item.text, language);
-          if (sentences.length < 2) out.push(unit(b, 'item', item.text, true, undefined, block.ordered, k));
-          else for (const sentence of sentences) out.push(unit(b, 'sentence', sentence, true, undefined, block.ordered, k));
+          if (sentences.length < 2) {
+            const u = unit(b, 'item', item.text, true, undefined, block.ordered, k);
+            // An item that introduces nested ones ("Calibration into `similarity`:") says what they say, as a sentence its code block.
+            const children = /:$/.test(item.text) ? childItems(block, k) : [];
+            if (children.length > 0) {
+              u.code = terms(children.join(' \n '));
+              u.codeStart = children.join('\n').slice(0, SEMANTIC_CODE_CHARS);
+              u.brings = true;
+            }
+            out.push(u);
+          } else for (const sentence of sentences) out.push(unit(b, 'sentence', sentence, true, undefined, block.ordered, k));
         });
         break;
       case 'table':
@@ -500,10 +516,19 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     i = j;
     const blocks = blocksOf(u.ref);
     const block = blocks[u.block]!;
-    if (attached.has(`${u.ref}:${u.block}`)) continue;
+    if (attached.has(`${u.ref}:${u.block}`) || attached.has(`${u.ref}:${u.block}:${u.item}`)) continue;
     if (block.kind === 'list' && group.includes(howtoAnchor!) && block.ordered && fits(block)) {
       out.push({ kind: 'items', ref: u.ref, items: block.items.map((it) => capitalise(it.text)), ordered: true, cited: true });
       attached.add(`${u.ref}:${u.block}`);
+      brought = true;
+      continue;
+    }
+    const children = u.kind === 'item' && group.length === 1 && block.kind === 'list' && /:$/.test(u.text) ? childItems(block, u.item) : [];
+    if (children.length > 0 && !brought && block.kind === 'list') {
+      out.push({ kind: 'sentences', ref: u.ref, sentences: [capitalise(u.text)] });
+      const whole = children.length <= MAX_ITEMS && children.reduce((n, c) => n + c.length, 0) <= MAX_ITEM_CHARS;
+      out.push({ kind: 'items', ref: u.ref, items: children.map((c) => (whole ? capitalise(c) : lead(c, u.language))), ordered: false, cited: false });
+      for (let k = u.item + 1; k < block.items.length && block.items[k]!.depth > block.items[u.item]!.depth; k++) attached.add(`${u.ref}:${u.block}:${k}`);
       brought = true;
       continue;
     }
@@ -529,6 +554,17 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     }
     if (introduces) sentences[sentences.length - 1] = last.replace(/\s*:$/, '.');
     out.push({ kind: 'sentences', ref: u.ref, sentences });
+  }
+  return out;
+}
+
+/** The texts of the items nested right under item `k` of a list. */
+function childItems(block: Block & { kind: 'list' }, k: number): string[] {
+  const depth = block.items[k]!.depth;
+  const out: string[] = [];
+  for (const item of block.items.slice(k + 1)) {
+    if (item.depth <= depth) break;
+    if (item.depth === depth + 1) out.push(item.text);
   }
   return out;
 }
