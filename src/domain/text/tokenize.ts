@@ -60,6 +60,7 @@ import { stemmer as swedish } from '@orama/stemmers/swedish';
 import { stemmer as tamil } from '@orama/stemmers/tamil';
 import { stemmer as turkish } from '@orama/stemmers/turkish';
 import { stemmer as ukrainian } from '@orama/stemmers/ukrainian';
+import { segmentsOf } from './segments.js';
 
 /** Language codes we can stem (ISO 639-1), plus 'und' for unknown. */
 export type Language = string;
@@ -443,7 +444,7 @@ export function* analyzedWords(text: string, language: Language): Generator<{ st
       yield { start: m.index, end: m.index + raw.length, terms: cachedEntry(raw, p).terms };
       continue;
     }
-    for (const { segment, index, isWordLike } of segmenter.segment(raw)) {
+    for (const { segment, index, isWordLike } of segmentsOf(segmenter, raw, ICU_SLICE)) {
       if (isWordLike) yield { start: m.index + index, end: m.index + index + segment.length, terms: cachedEntry(segment, p).terms };
     }
   }

@@ -15,6 +15,7 @@
  * - Citation markers already in the text ("[12]") are removed, so an answer never carries a
  *   number that is not one of its own citations.
  */
+import { segmentsOf } from '../../domain/text/segments.js';
 
 // Thai/Lao/Khmer clauses (see clauses()).
 const MIN_CLAUSE_CHARS_STRONG = 15;
@@ -72,7 +73,7 @@ function icuSentences(block: string, language: string): string[] {
   // ICU must not break inside inline code (`./.lore`, `a.b()`): it segments a copy whose code
   // spans are letters, and the pieces are cut from the original at the same places.
   const masked = block.replace(CODE_SPAN, (span) => '`' + 'x'.repeat(span.length - 2) + '`');
-  for (const { segment: piece, index } of segmenter.segment(masked)) {
+  for (const { segment: piece, index } of segmentsOf(segmenter, masked)) {
     let segment = block.slice(index, index + piece.length);
     // ICU breaks after the full stop inside "**Exact scores.** The union …": the closing
     // marker belongs to the sentence before.
