@@ -80,6 +80,19 @@ describe('lore crawl <url> (website crawler)', () => {
     assert.equal(web.requests.get('/docs/a'), 2, 'asked once, and once more through the redirect to it');
   });
 
+  it("keeps each page's section ids, and answers link the section they quote", async () => {
+    const a = (await server.call('GET', `/api/v1/collections/${collection}/entries?per_page=100`, { token })).body.data.find((e: { source_id: string }) => e.source_id === `${web.url()}/docs/a`);
+    assert.deepEqual(a.meta.anchors, { 'on-linux': 'on-linux', upgrading: 'upgrade-notes' }, 'the id on the heading, and that of the section it opens');
+    const integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name: 'Site', collection_ids: [collection] } })).body.data.id;
+    const upgrade = await server.call('GET', `/api/v1/integrations/${integration}/summarise?query=${encodeURIComponent('How do I upgrade Acme?')}&stream=false&threshold=0`, { token });
+    const urls = (answer: { body: { references: { url: string }[] } }) => answer.body.references.map((r) => r.url).filter((u) => u.startsWith(`${web.url()}/docs/a`));
+    assert.match(upgrade.body.summary, /npm update acme/);
+    assert.deepEqual(urls(upgrade), [`${web.url()}/docs/a#upgrade-notes`]);
+    const linux = await server.call('GET', `/api/v1/integrations/${integration}/summarise?query=${encodeURIComponent('Which glibc does Acme need on Linux?')}&stream=false&threshold=0`, { token });
+    assert.match(linux.body.summary, /glibc 2\.31/);
+    assert.deepEqual(urls(linux), [`${web.url()}/docs/a#on-linux`]);
+  });
+
   it('re-crawls an unchanged site without writing, then updates a changed page and deletes a page gone', async () => {
     const before = await entries();
     web.requests.clear();

@@ -15,7 +15,7 @@ import { runLoreCli } from './processes.js';
 
 const FILES: Record<string, string | Buffer> = {
   'index.md': '---\ntitle: Welcome to Acme\ntags: [start]\n---\n\nAcme keeps your invoices in one place.\n',
-  'guide/install.md': '# Install Acme\n\nRun the installer:\n\n```sh\n# as root\n./install.sh\n```\n',
+  'guide/install.md': '# Install Acme\n\nRun the installer:\n\n```sh\n# as root\n./install.sh\n```\n\n## On `Linux`\n\nAny glibc.\n\n```sh\n## not a heading\n```\n\n## Upgrading {#upgrade}\n\nRun it again.\n',
   'guide/widgets.mdx': "import Tabs from '@theme/Tabs';\n\n# Widgets\n\n<Tabs>\nThe chat widget answers visitors.\n</Tabs>\n\n```jsx\n<Tabs />\n```\n",
   'notes.txt': 'Plain notes about refunds.',
   'manuals/refunds.pdf': makePdf('Refund policy', ['Refunds are paid within five working days.', 'Ask billing for anything else.']),
@@ -66,7 +66,7 @@ describe('lore import <dir> (folder import)', () => {
     importFolder({ dir, collection, server: url, token, baseUrl: 'https://docs.example.com/', prune: options.prune ?? false, ignore: ['drafts/'], progress: false });
   const entries = async () =>
     new Map(
-      ((await server.call('GET', `/api/v1/collections/${collection}/entries?per_page=100`, { token })).body.data as { source_id: string; title: string; raw_text: string; source_url: string; updated_at: string; source_type: string }[]).map((e) => [e.source_id, e]),
+      ((await server.call('GET', `/api/v1/collections/${collection}/entries?per_page=100`, { token })).body.data as { source_id: string; title: string; raw_text: string; source_url: string; updated_at: string; source_type: string; meta: Record<string, unknown> }[]).map((e) => [e.source_id, e]),
     );
 
   it('makes an entry of each Markdown, MDX and text file, and says why the others were left out', async () => {
@@ -89,6 +89,7 @@ describe('lore import <dir> (folder import)', () => {
     const install = stored.get('guide/install.md')!;
     assert.deepEqual([install.title, install.source_url], ['Install Acme', 'https://docs.example.com/guide/install']);
     assert.match(install.raw_text, /```sh\n# as root\n\.\/install\.sh\n```/, 'code blocks kept as Markdown');
+    assert.deepEqual(install.meta.anchors, { 'install-acme': 'install-acme', 'on-linux': 'on-linux', 'upgrading-upgrade': 'upgrade' }, 'section ids as a site slugs them, or as written');
     const widgets = stored.get('guide/widgets.mdx')!;
     assert.equal(widgets.title, 'Widgets');
     assert.doesNotMatch(widgets.raw_text, /import Tabs|<\/?Tabs>\n/, 'ESM lines and JSX tags dropped');
@@ -101,6 +102,7 @@ describe('lore import <dir> (folder import)', () => {
     assert.deepEqual([page.title, page.source_url], ['Install Acme', 'https://docs.example.com/site/install.html']);
     assert.match(page.raw_text, /^Acme runs on any Linux machine/, 'the article, not the navigation');
     assert.match(page.raw_text, /## Steps\n\n1\. +Download the installer\./);
+    assert.deepEqual(page.meta.anchors, { steps: 'steps' }, 'the ids the page gives its headings');
     assert.match(page.raw_text, /```sh\ncurl -O https:\/\/acme\.test\/install\.sh\nsudo sh install\.sh\n```/);
     assert.match(page.raw_text, /\| `PORT` \| 3000 \| where to listen \|/);
     for (const chrome of ['cookies', 'Privacy', 'Guide', 'Intro']) assert.ok(!page.raw_text.includes(chrome), `no "${chrome}"`);

@@ -195,7 +195,7 @@ export interface SearchRepository {
    * The entries of these (entry, chunk) pairs, as the API shows them, each with its chunk's
    * text (null when the chunk is gone); entries deleted meanwhile are left out. Any order.
    */
-  passages(scope: Scope, items: readonly { entryId: string; chunkId: number }[]): Promise<{ entry: Entry; chunkText: string | null }[]>;
+  passages(scope: Scope, items: readonly { entryId: string; chunkId: number }[]): Promise<{ entry: Entry; chunkText: string | null; chunkHeadings: string[] }[]>;
   /**
    * Chunk ids (at most `limit`) of the entries in these collections whose `source_url`, without
    * its fragment, query and trailing slashes, is `pageKey` (see domain/search.ts pageKey).
@@ -230,7 +230,8 @@ export interface AnswerRequest {
    * carries. `source` is the whole text of the entry the passage was taken from (the passage
    * is its best chunk): a provider that reads no prompt may quote whole blocks from it.
    * `prior`: how much more the passage is worth for a reason its words do not show (the
-   * visitor is reading it: 0.04–0.2), for providers that weigh passages themselves.
+   * visitor is reading it: 0.04–0.2), for providers that weigh passages themselves. `url`
+   * links the passage's section when its page names one (see AnswerChunk `section`).
    */
   passages: { ref: number; title: string | null; url: string | null; text: string; source?: string; prior?: number }[];
   /** Preferred response language (BCP 47), when known. */
@@ -247,6 +248,12 @@ export interface AnswerRequest {
  */
 export type AnswerChunk =
   | { type: 'text'; delta: string }
+  /**
+   * Before the text: what the answer quotes of passage `ref` stands under these headings (of
+   * its `source`, the whole entry), so its citation links that section. Providers that read
+   * only the passages' text send none: a citation then links the passage's own section.
+   */
+  | { type: 'section'; ref: number; headings: string[] }
   | { type: 'end'; reason: string; usage: { promptTokens: number; completionTokens: number } };
 
 /** Generates an answer, streamed (the extractive default, OpenAI-compatible, Anthropic, …). */

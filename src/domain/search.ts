@@ -120,6 +120,8 @@ export const SUMMARISABLE_SIMILARITY = 0.5;
 export interface Passage {
   hit: SearchHit;
   text: string;
+  /** The heading trail of the chunk `text` is (empty for an entry read whole). */
+  headings: string[];
 }
 
 export interface RetrieveParams {
@@ -307,10 +309,11 @@ export function createSearchService(deps: {
     return items
       .filter((r) => found.has(r.entryId))
       .map((r) => {
-        const { entry, chunkText } = found.get(r.entryId)!;
+        const { entry, chunkText, chunkHeadings } = found.get(r.entryId)!;
         const text = chunkText ?? entry.raw_text;
         return {
           text,
+          headings: chunkText === null ? [] : chunkHeadings,
           hit: { ...entry, score_breakdown: { similarity: round(r.similarity), final_score: round(r.final) }, snippet: snippet(text, terms) },
         };
       });

@@ -55,7 +55,7 @@ export interface CrawlOptions {
 
 export type CrawlResult =
   /** `url` is the page's key; `location` where it was fetched (a link to it that works). */
-  | { kind: 'page'; url: string; location: string; title: string | null; text: string; contentHash: string; etag: string | null; lastModified: string | null }
+  | { kind: 'page'; url: string; location: string; title: string | null; text: string; anchors: Record<string, string> | null; contentHash: string; etag: string | null; lastModified: string | null }
   | { kind: 'unchanged'; url: string }
   | { kind: 'gone'; url: string; status: number }
   | { kind: 'skipped'; url: string; reason: string }
@@ -255,7 +255,7 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
     if (PDF_TYPE.test(type)) {
       try {
         const { title, text } = await pdfText(new Uint8Array(body));
-        return text.trim() ? page(url, response.url || location, title, text, validators) : { kind: 'skipped', url, reason: 'PDF without text' };
+        return text.trim() ? page(url, response.url || location, title, text, null, validators) : { kind: 'skipped', url, reason: 'PDF without text' };
       } catch (error) {
         return { kind: 'failed', url, reason: `unreadable PDF (${describe(error)})` };
       }
@@ -280,7 +280,7 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
     }
     if (/noindex/i.test(robotsMeta)) return { kind: 'skipped', url, reason: 'noindex' };
     if (!readable.markdown.trim()) return { kind: 'skipped', url, reason: 'no text' };
-    return page(url, response.url || location, readable.title, readable.markdown, validators);
+    return page(url, response.url || location, readable.title, readable.markdown, readable.anchors, validators);
   }
 
   while (queue.length > 0 || running.size > 0) {
@@ -298,9 +298,16 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
   for (const { url } of queue) yield { kind: 'skipped', url, reason: `over the page limit (${options.maxPages})` };
 }
 
-function page(url: string, location: string, title: string | null, text: string, validators: { etag: string | null; lastModified: string | null }): CrawlResult {
-  const contentHash = createHash('sha256').update(title ?? '').update('\0').update(text).digest('hex');
-  return { kind: 'page', url, location: cleanUrl(location) ?? location, title, text, contentHash, ...validators };
+function page(
+  url: string,
+  location: string,
+  title: string | null,
+  text: string,
+  anchors: Record<string, string> | null,
+  validators: { etag: string | null; lastModified: string | null },
+): CrawlResult {
+  const contentHash = createHash('sha256').update(title ?? '').update('\0').update(text).update('\0').update(anchors ? JSON.stringify(anchors) : '').digest('hex');
+  return { kind: 'page', url, location: cleanUrl(location) ?? location, title, text, anchors, contentHash, ...validators };
 }
 
 /** A response body, refused past `maxBytes` (declared or received). */

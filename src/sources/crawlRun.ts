@@ -58,7 +58,7 @@ export async function runCrawl(
             title: (result.title ?? result.url).slice(0, LIMITS.title),
             raw_text: result.text,
             source_url: result.location.length <= LIMITS.sourceUrl ? result.location : null,
-            meta: { content_sha256: result.contentHash, etag: result.etag, last_modified: result.lastModified },
+            meta: { content_sha256: result.contentHash, etag: result.etag, last_modified: result.lastModified, ...(result.anchors && { anchors: result.anchors }) },
           });
         break;
       }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { parse as parseYaml } from 'yaml';
 import { LIMITS } from '../domain/entries.js';
+import { markdownAnchors } from '../domain/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import type { SourceEntry } from './loreApi.js';
 import { pdfText } from './pdf.js';
@@ -80,23 +81,25 @@ export async function readFolderFile(file: FolderFile, baseUrl: string | null): 
   const decoded = decode(bytes);
   if ('skipped' in decoded) return decoded;
   const document = MARKDOWN.has(extension)
-    ? markdownDocument(decoded.text, extension === '.mdx')
+    ? (({ title, text }) => ({ title, text, anchors: markdownAnchors(text) }))(markdownDocument(decoded.text, extension === '.mdx'))
     : HTML.has(extension)
-      ? (({ title, markdown }) => ({ title, text: markdown }))(htmlToMarkdown(decoded.text))
+      ? (({ title, markdown, anchors }) => ({ title, text: markdown, anchors }))(htmlToMarkdown(decoded.text))
       : { title: null, text: decoded.text };
   const read = fileEntry(file, document, baseUrl);
   return 'entry' in read && decoded.note ? { ...read, note: decoded.note } : read;
 }
 
 /** The entry of a file read as `document`, or why it is left out. */
-function fileEntry(file: FolderFile, document: { title: string | null; text: string }, baseUrl: string | null): ReadResult {
+function fileEntry(file: FolderFile, document: { title: string | null; text: string; anchors?: Record<string, string> | null }, baseUrl: string | null): ReadResult {
   const text = document.text.trim();
   if (text === '') return { skipped: 'no text' };
   if (text.length > LIMITS.rawText) return { skipped: `longer than ${LIMITS.rawText.toLocaleString('en')} characters` };
   if (file.relative.length > LIMITS.sourceId) return { skipped: `path longer than ${LIMITS.sourceId} characters` };
   const title = (document.title ?? fileTitle(file.relative)).slice(0, LIMITS.title);
   const sourceUrl = baseUrl ? fileUrl(baseUrl, file.relative) : null;
-  const hash = createHash('sha256').update(title).update('\0').update(text).update('\0').update(sourceUrl ?? '').digest('hex');
+  // Anchors only matter where the file is linked: answers then link its sections.
+  const anchors = sourceUrl !== null ? (document.anchors ?? null) : null;
+  const hash = createHash('sha256').update(title).update('\0').update(text).update('\0').update(sourceUrl ?? '').update('\0').update(anchors ? JSON.stringify(anchors) : '').digest('hex');
   return {
     entry: {
       source_type: FILE_SOURCE_TYPE,
@@ -104,7 +107,7 @@ function fileEntry(file: FolderFile, document: { title: string | null; text: str
       title,
       raw_text: text,
       source_url: sourceUrl !== null && sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null,
-      meta: { path: file.relative, content_sha256: hash },
+      meta: { path: file.relative, content_sha256: hash, ...(anchors && { anchors }) },
     },
   };
 }

@@ -8,6 +8,7 @@ import { Readability } from '@mozilla/readability';
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
+import { anchorsOf } from '../domain/text/sections.js';
 
 export interface HtmlDocument {
   /** The page's title: Readability's, else `<title>`, else its first `<h1>`. */
@@ -15,6 +16,8 @@ export interface HtmlDocument {
   markdown: string;
   /** `<link rel="canonical">`, as written. */
   canonical: string | null;
+  /** The ids of its headings (see domain/text/sections.ts Anchors), null when none has one. */
+  anchors: Record<string, string> | null;
 }
 
 /** Elements that are never content. */
@@ -44,6 +47,7 @@ export function htmlToMarkdown(html: string): HtmlDocument {
   const canonical = document.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? null;
   const pageTitle = document.querySelector('title')?.textContent?.trim() || null;
   const heading = document.querySelector('h1')?.textContent?.trim() || null;
+  const anchors = anchorsOf([...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => ({ text: h.textContent ?? '', id: headingId(h) })));
 
   for (const element of document.querySelectorAll(`${CHROME}, ${BANNERS}`)) element.remove();
   const main = document.querySelector('main, [role="main"], article') ?? document.body;
@@ -56,5 +60,17 @@ export function htmlToMarkdown(html: string): HtmlDocument {
   }
   const readable = article?.content && (article.textContent?.trim().length ?? 0) >= Math.min(MIN_READABLE_CHARS, (main?.textContent ?? '').trim().length * 0.5);
   const markdown = turndown.turndown(readable ? article!.content! : mainHtml).replace(/\n{3,}/g, '\n\n').trim();
-  return { title: heading ?? (article?.title?.trim() || null) ?? pageTitle, markdown, canonical };
+  return { title: heading ?? (article?.title?.trim() || null) ?? pageTitle, markdown, canonical, anchors };
+}
+
+/**
+ * The id a link to a heading names: its own, an anchor's inside it (`<a id>`, `<a name>`), or
+ * that of the section it opens (`<section id="x"><h2>`, as Sphinx writes it); '' when none.
+ */
+function headingId(heading: Element): string {
+  if (heading.id) return heading.id;
+  const inner = heading.querySelector('[id], a[name]');
+  if (inner) return inner.id || inner.getAttribute('name') || '';
+  const parent = heading.parentElement;
+  return parent && parent.firstElementChild === heading && parent.id && parent.tagName !== 'BODY' && parent.tagName !== 'MAIN' ? parent.id : '';
 }

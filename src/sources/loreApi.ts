@@ -17,7 +17,8 @@ export interface SourceEntry {
   title: string;
   raw_text: string;
   source_url: string | null;
-  meta: { content_sha256: string } & Record<string, string | null>;
+  /** `anchors`: the page's section ids (domain/text/sections.ts Anchors). */
+  meta: { content_sha256: string; anchors?: Record<string, string> } & Record<string, string | null | Record<string, string>>;
 }
 
 /** What a run did to the collection, and what it left out. */

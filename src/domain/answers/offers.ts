@@ -1,5 +1,6 @@
 import type { Entry, JsonObject } from '../model.js';
 import type { Passage } from '../search.js';
+import { sectionUrl } from '../text/sections.js';
 import { httpUrl } from '../urls.js';
 import type { CitedSource } from './citations.js';
 
@@ -19,9 +20,13 @@ const ACTION_TYPE = /^[A-Za-z0-9_.:-]{1,64}$/;
 const MAX_LABEL = 100;
 const MAX_ACTION_BYTES = 2_048;
 
-/** The passage `ref` as citation events show it, with the entry's image when it has a valid one. */
-export function citedSource(entry: Entry, ref: number): CitedSource {
-  const source: CitedSource = { ref, title: entry.title ?? entry.source_url ?? `Source ${ref}`, url: entry.source_url ?? '' };
+/**
+ * The passage `ref` as citation events show it, with the entry's image when it has a valid
+ * one; its url links the section of the page under `headings` when the entry knows its anchor.
+ */
+export function citedSource(entry: Entry, ref: number, headings: readonly string[] = []): CitedSource {
+  const url = sectionUrl(entry.source_url ?? '', entry.meta.anchors, headings);
+  const source: CitedSource = { ref, title: entry.title ?? entry.source_url ?? `Source ${ref}`, url };
   const image = httpUrl(entry.meta.image) ?? httpUrl(entry.searchable_meta.image);
   if (image !== undefined) source.image = image;
   return source;

@@ -7,6 +7,7 @@ import type { AnswerChunk, AnswerMessage, AnswerProvider, ConversationOwner, Con
 import { ProviderError } from '../ports.js';
 import { pageBonus, type PageContext, type Passage, type SearchHit, type SearchService } from '../search.js';
 import { detectLanguage } from '../text/tokenize.js';
+import { sectionUrl } from '../text/sections.js';
 import type { Reservation, UsageService } from '../usage.js';
 import { CitationFilter, type CitedSource } from './citations.js';
 import { citedSource, offeredActions, type PageAction } from './offers.js';
@@ -114,7 +115,8 @@ export function createAnswerService(deps: {
     offerActions: boolean,
     done: (text: string, cited: readonly CitedSource[], complete: boolean) => Promise<void>,
   ): AsyncGenerator<AnswerEvent> {
-    const filter = new CitationFilter(new Map(passages.map((p, i) => [i + 1, citedSource(p.hit, i + 1)])));
+    const sources = new Map(passages.map((p, i) => [i + 1, citedSource(p.hit, i + 1, p.headings)]));
+    const filter = new CitationFilter(sources);
     let text = '';
     let complete = false;
     try {
@@ -132,6 +134,12 @@ export function createAnswerService(deps: {
           complete = true;
           yield { type: 'stream_end', reason: chunk.reason, usage: { prompt_tokens: chunk.usage.promptTokens, completion_tokens: chunk.usage.completionTokens } };
           break;
+        }
+        if (chunk.type === 'section') {
+          // Before the text: the quoted part of a passage stands in another section than its chunk.
+          const passage = passages[chunk.ref - 1];
+          if (passage && !filter.cited.some((c) => c.ref === chunk.ref)) sources.set(chunk.ref, citedSource(passage.hit, chunk.ref, chunk.headings));
+          continue;
         }
         const { text: shown, cited } = filter.push(chunk.delta);
         text += shown;
@@ -257,7 +265,7 @@ function promptPassages(passages: readonly Passage[], page?: PageContext) {
   return passages.map((p, i) => ({
     ref: i + 1,
     title: p.hit.title,
-    url: p.hit.source_url,
+    url: sectionUrl(p.hit.source_url ?? '', p.hit.meta.anchors, p.headings) || null,
     text: p.text,
     source: p.hit.raw_text,
     ...(page && { prior: pageBonus(page, p.hit.source_url) }),

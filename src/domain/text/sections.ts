@@ -74,3 +74,57 @@ function plain(heading: string): string {
     .replace(/(^|[^\p{L}\p{N}_])_+|_+(?=[^\p{L}\p{N}_]|$)/gu, '$1')
     .trim();
 }
+
+/**
+ * Where a page's sections can be linked: `meta.anchors` of an entry, written by the crawler
+ * and the folder import — the slug of each heading's text (slugify) → the id the page gives
+ * that heading. The first heading of a text wins; a page's anchors are capped in size.
+ */
+export type Anchors = Readonly<Record<string, string>>;
+
+/** At most this much JSON of anchors in an entry's meta (meta holds 16 KiB in all). */
+const MAX_ANCHORS_BYTES = 8 * 1024;
+
+/** Anchors from headings (in order) and their ids; null when none. */
+export function anchorsOf(headings: ReadonlyArray<{ text: string; id: string }>): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  let bytes = 2;
+  for (const { text, id } of headings) {
+    const key = slugify(text);
+    if (key === '' || id === '' || key in out) continue;
+    const cost = Buffer.byteLength(JSON.stringify(key) + JSON.stringify(id), 'utf8') + 2;
+    if (bytes + cost > MAX_ANCHORS_BYTES) break;
+    out[key] = id;
+    bytes += cost;
+  }
+  return Object.keys(out).length > 0 ? out : null;
+}
+
+/** The anchors of a Markdown document's headings (ATX, outside code fences) as a site slugging them like GitHub links them. */
+export function markdownAnchors(markdown: string): Record<string, string> | null {
+  const anchor = anchors();
+  const headings: { text: string; id: string }[] = [];
+  let inFence = false;
+  for (const line of markdown.replace(/\r\n?/g, '\n').split('\n')) {
+    if (FENCE.test(line)) inFence = !inFence;
+    const heading = inFence ? null : /^#{1,6}\s+(\S.*?)\s*#*\s*$/.exec(line);
+    // An explicit id (`## Install {#setup}`, as Docusaurus and MkDocs write it) is the heading's own.
+    const explicit = heading ? /\{#([\w-]+)\}$/.exec(heading[1]!)?.[1] : undefined;
+    if (heading) headings.push({ text: heading[1]!, id: explicit ?? anchor(plain(heading[1]!)) });
+  }
+  return anchorsOf(headings);
+}
+
+/**
+ * The link to the section a passage stands in: `url` with the anchor of the deepest of
+ * `headings` (a chunk's heading trail) that `anchors` knows. `url` unchanged when it already
+ * has a fragment, or when no heading has an anchor.
+ */
+export function sectionUrl(url: string, anchors: unknown, headings: readonly string[]): string {
+  if (url === '' || url.includes('#') || typeof anchors !== 'object' || anchors === null || Array.isArray(anchors)) return url;
+  for (let i = headings.length - 1; i >= 0; i--) {
+    const id = (anchors as Record<string, unknown>)[slugify(headings[i]!)];
+    if (typeof id === 'string' && id !== '') return `${url}#${encodeURIComponent(id)}`;
+  }
+  return url;
+}

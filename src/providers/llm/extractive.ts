@@ -89,8 +89,10 @@ async function* streamAnswer(
   signal: AbortSignal,
 ): AsyncGenerator<AnswerChunk> {
   signal.throwIfAborted();
-  const answer = compose(await selectAnswer(request.question, request.passages, limits, similarity));
+  const pieces = await selectAnswer(request.question, request.passages, limits, similarity);
+  const answer = compose(pieces);
   signal.throwIfAborted();
+  for (const piece of pieces) if (piece.headings && piece.headings.length > 0) yield { type: 'section', ref: piece.ref, headings: piece.headings };
   let first = true;
   for (const delta of deltas(answer)) {
     // Yield to the event loop between deltas, so each one is written out and a client

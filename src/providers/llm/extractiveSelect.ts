@@ -53,12 +53,17 @@ export interface Passage {
  */
 export type Similarity = (question: string, texts: readonly string[]) => Promise<number[]>;
 
-/** A piece of the answer: consecutive sentences of a paragraph, items (or table rows), or a code block. */
-export type Piece =
+/**
+ * A piece of the answer: consecutive sentences of a paragraph, items (or table rows), or a
+ * code block. `headings`: on the first piece of each passage, the headings the quoted units
+ * of that passage stand under (the first unit's), so its citation can link that section.
+ */
+export type Piece = { headings?: string[] } & (
   | { kind: 'sentences'; ref: number; sentences: string[] }
   /** `cited` false: the sentence introducing the items carries the citation. */
   | { kind: 'items'; ref: number; items: string[]; ordered: boolean; cited: boolean }
-  | { kind: 'code'; ref: number; lang: string; text: string };
+  | { kind: 'code'; ref: number; lang: string; text: string }
+);
 
 /** By passage rank; more would let a passage's rank outweigh what its sentences say. */
 const RANK_BONUS = [0.12, 0.06, 0.03, 0.015];
@@ -192,6 +197,8 @@ interface Unit {
   heading: Set<string>;
   /** The nearest heading (or the title), as text. */
   context: string;
+  /** The headings it stands under, outermost first. */
+  trail: string[];
   /** The start of the code block the unit introduces, if any. */
   codeStart: string;
   quotable: boolean;
@@ -250,7 +257,7 @@ export async function selectAnswer(
 
   if (ENUMERATION_QUESTION.test(asked) && !best.defines) {
     const list = enumeration(best, read);
-    if (list) return list;
+    if (list) return withSections(list, [best]);
   }
 
   const chosen: Unit[] = [best];
@@ -284,7 +291,7 @@ export async function selectAnswer(
     const terms = new Set(analyze(text, best.language).terms);
     return contentTerms(question, best.language).filter((t) => terms.has(t)).length;
   };
-  return pieces(chosen, read, howto ? best : null, limits.maxChars, relevance);
+  return withSections(pieces(chosen, read, howto ? best : null, limits.maxChars, relevance), chosen);
 }
 
 /**
@@ -336,6 +343,18 @@ function lead(text: string, language: string): string {
   return capitalise(balanced(part) ? `${part.replace(/[\s,;:]+$/, '')}…` : first);
 }
 
+/** Marks the first piece of each passage with the headings of the first unit chosen from it. */
+function withSections(out: Piece[], chosen: readonly Unit[]): Piece[] {
+  const seen = new Set<number>();
+  for (const piece of out) {
+    if (seen.has(piece.ref)) continue;
+    seen.add(piece.ref);
+    const unit = chosen.find((u) => u.ref === piece.ref);
+    if (unit) piece.headings = unit.trail;
+  }
+  return out;
+}
+
 /** A unit as the embedding model reads it: under its nearest heading. */
 function semanticText(u: Unit): string {
   const text = u.codeStart ? `${u.text}\n${u.codeStart}` : u.text;
@@ -364,6 +383,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     code,
     heading: terms([passage.title ?? '', ...headings.map((h) => h.text)].join(' \n ')),
     context: headings[headings.length - 1]?.text ?? passage.title ?? '',
+    trail: headings.map((h) => h.text),
     codeStart,
     quotable,
     coverage: 0,
