@@ -7,10 +7,11 @@
  * Every process looks for due crawlers; one takes each.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runCrawl, WEB_SOURCE_TYPE, type CrawlReport, type EntrySink } from '../sources/crawlRun.js';
 import { batchWriter, emptyReport } from '../sources/loreApi.js';
 import type { EntryService } from './entries.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { NotFoundError, OverloadedError, ValidationError } from './errors.js';
 import { isUuid } from './ids.js';
 import type { Scope } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
@@ -172,7 +173,8 @@ export interface CrawlerRunner {
 
 /**
  * Runs due crawlers in this process, one at a time, every `intervalMs`. A run renews its
- * lease with each progress report; a crawler deleted meanwhile stops its run.
+ * lease with each progress report and, whatever it waits for (a slow site, Crawl-delay, the
+ * embedding queue), every quarter of the lease; a crawler deleted meanwhile stops its run.
  */
 export function createCrawlerRunner(deps: {
   crawlers: CrawlerRepository;
@@ -184,9 +186,11 @@ export function createCrawlerRunner(deps: {
   intervalMs?: number;
   /** Milliseconds between two requests to a site (politeness). */
   delayMs?: number;
+  /** How long a run's lease lasts without renewal (default 120 s). */
+  leaseSeconds?: number;
   log?: (error: unknown) => void;
 }): CrawlerRunner {
-  const LEASE_SECONDS = 120;
+  const LEASE_SECONDS = deps.leaseSeconds ?? 120;
   const controller = new AbortController();
   let current: Promise<boolean> = Promise.resolve(false);
   let busy = false;
@@ -199,11 +203,22 @@ export function createCrawlerRunner(deps: {
     const report: CrawlReport = { ...emptyReport(), found: 0, fetched: 0 };
     let outcome: CrawlerRun['outcome'] = 'finished';
     let error: string | null = null;
+    // The run stops when the process closes or the crawler is deleted; its lease is renewed
+    // on a timer too, so no wait between results lets it lapse while the run goes on.
+    const run = new AbortController();
+    const stop = () => run.abort(controller.signal.reason);
+    controller.signal.addEventListener('abort', stop);
+    let latest: CrawlerProgress = { found: 0, fetched: 0, written: 0, failed: 0 };
+    const renew = async () => {
+      if (!(await deps.crawlers.progress(crawler.id, latest, LEASE_SECONDS))) run.abort(new Error('the crawler was deleted'));
+    };
+    const heartbeat = setInterval(() => void renew().catch((caught) => deps.log?.(caught)), (LEASE_SECONDS * 1000) / 4);
+    heartbeat.unref();
     try {
       const stored = new Map(
         (await deps.sourceEntries(scope, crawler.collection_id, WEB_SOURCE_TYPE)).map((e) => [e.source_id, { meta: (e.meta ?? {}) as Record<string, unknown>, sourceUrl: e.source_url }]),
       );
-      const sink = serviceSink(deps.entries, scope, crawler.collection_id, stored, report);
+      const sink = serviceSink(deps.entries, scope, crawler.collection_id, stored, report, run.signal);
       let lastReport = 0;
       await runCrawl(
         {
@@ -217,21 +232,26 @@ export function createCrawlerRunner(deps: {
           exclude: crawler.exclude,
           keepGone: crawler.keep_gone,
           fetch: deps.fetch,
-          signal: controller.signal,
+          signal: run.signal,
         },
         stored,
         sink,
         report,
         async (progress) => {
+          latest = { ...progress, written: report.created + report.updated, failed: report.failed.length };
           if (Date.now() - lastReport < 1000) return;
           lastReport = Date.now();
-          const alive = await deps.crawlers.progress(crawler.id, { ...progress, written: report.created + report.updated, failed: report.failed.length }, LEASE_SECONDS);
-          if (!alive) throw new Error('the crawler was deleted');
+          await renew();
+          run.signal.throwIfAborted();
         },
       );
+      run.signal.throwIfAborted();
     } catch (caught) {
       outcome = 'failed';
-      error = (caught as Error).message;
+      error = (run.signal.aborted && !controller.signal.aborted ? run.signal.reason as Error : caught as Error).message;
+    } finally {
+      clearInterval(heartbeat);
+      controller.signal.removeEventListener('abort', stop);
     }
     if (controller.signal.aborted) return true; // closing: the lease expires, another process runs it again
     await deps.crawlers.finish(crawler.id, {
@@ -280,15 +300,28 @@ export function createCrawlerRunner(deps: {
   };
 }
 
-/** Writes through the entry service (batched as the API is; a batch refused as invalid is retried entry by entry). */
-function serviceSink(entries: EntryService, scope: Scope, collectionId: string, stored: ReadonlyMap<string, unknown>, report: CrawlReport): EntrySink {
+/** Waits on a full embedding queue (503 Overloaded) at most this many times a batch, as told, up to 30 s each. */
+const OVERLOADED_RETRIES = 20;
+
+/**
+ * Writes through the entry service (batched as the API is; a batch refused as invalid is
+ * retried entry by entry; one refused because the embedding queue is full waits and is sent
+ * again, as `lore crawl` does on a 503).
+ */
+function serviceSink(entries: EntryService, scope: Scope, collectionId: string, stored: ReadonlyMap<string, unknown>, report: CrawlReport, signal: AbortSignal): EntrySink {
   const writer = batchWriter(
     async (items) => {
-      try {
-        await entries.batchUpsert(scope, collectionId, items);
-        return null;
-      } catch (error) {
-        return { reason: (error as Error).message, split: error instanceof ValidationError };
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await entries.batchUpsert(scope, collectionId, items);
+          return null;
+        } catch (error) {
+          if (error instanceof OverloadedError && attempt < OVERLOADED_RETRIES) {
+            await sleep(Math.min(30, error.retryAfterSeconds) * 1000, undefined, { signal });
+            continue;
+          }
+          return { reason: (error as Error).message, split: error instanceof ValidationError };
+        }
       }
     },
     stored,
