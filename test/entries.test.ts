@@ -241,6 +241,22 @@ for (const backend of backends()) {
       assert.equal((await server.call('GET', `/api/v1/collections/${fresh}/entries?source_type=`, { token })).status, 422);
     });
 
+    it('lists only the fields asked for (and id), without the texts, and refuses unknown fields with 422', async () => {
+      const fresh = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Lean' } })).body.data.id;
+      await server.call('POST', `/api/v1/collections/${fresh}/entries/batch`, { token, body: { entries: [{ raw_text: 'A long text', source_type: 'web', source_id: 'a', meta: { etag: '"1"' } }] } });
+      const lean = await server.call('GET', `/api/v1/collections/${fresh}/entries?source_type=web&fields=source_id,%20meta,source_id&per_page=1`, { token });
+      assert.equal(lean.status, 200, JSON.stringify(lean.body));
+      assert.deepEqual(Object.keys(lean.body.data[0]).sort(), ['id', 'meta', 'source_id']);
+      assert.deepEqual([lean.body.data[0].source_id, lean.body.data[0].meta], ['a', { etag: '"1"' }]);
+      assert.equal(new URL(lean.body.links.last).searchParams.get('fields'), 'source_id, meta,source_id', 'links keep the fields');
+      const dated = await server.call('GET', `/api/v1/collections/${fresh}/entries?fields=updated_at`, { token });
+      assert.match(dated.body.data[0].updated_at, /^\d{4}-\d\d-\d\dT/);
+      const unknown = await server.call('GET', `/api/v1/collections/${fresh}/entries?fields=source_id,password`, { token });
+      assert.equal(unknown.status, 422);
+      assert.match(unknown.body.errors.fields[0], /unknown field "password"/);
+      assert.equal((await server.call('GET', `/api/v1/collections/${fresh}/entries?fields=`, { token })).status, 422);
+    });
+
     it('lists entries in the order they were written, batches included', async () => {
       const fresh = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Ordered' } })).body.data.id;
       const entries = Array.from({ length: 8 }, (_, i) => ({ raw_text: `Ordered ${i}`, source_type: 'o', source_id: `o${i}` }));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from './errors.js';
 import { isUuid } from './ids.js';
 import type { Ingestion } from './ingestion.js';
-import type { Entry, EntryFields, JsonObject, Scope } from './model.js';
+import type { Entry, EntryField, EntryFields, JsonObject, Scope } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
 import { SourceConflictError, type CollectionRepository, type EntryRepository, type EntryWrite } from './ports.js';
 
@@ -32,6 +32,8 @@ export interface EntryInput {
 export interface EntryService {
   /** The collection's entries in creation order; with `sourceType`, only those of that source_type. */
   list(scope: Scope, collectionId: string, page: PageRequest, sourceType?: string): Promise<Page<Entry>>;
+  /** As `list`, with only `fields` of each entry (and `id`): a large collection listed without its texts. */
+  listFields(scope: Scope, collectionId: string, page: PageRequest, sourceType: string | undefined, fields: readonly EntryField[]): Promise<Page<Partial<Entry>>>;
   /** Creates an entry; 422 when its source pair is already used in the collection. */
   create(scope: Scope, collectionId: string, input: EntryInput): Promise<Entry>;
   /** Creates or replaces the entry with the same (source_type, source_id). */
@@ -74,6 +76,11 @@ export function createEntryService(deps: {
     async list(scope, collectionId, page, sourceType) {
       await requireCollection(scope, collectionId);
       return entries.list(scope, collectionId, page, sourceType);
+    },
+
+    async listFields(scope, collectionId, page, sourceType, fields) {
+      await requireCollection(scope, collectionId);
+      return entries.listFields(scope, collectionId, page, sourceType, fields);
     },
 
     async create(scope, collectionId, input) {

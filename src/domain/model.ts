@@ -57,6 +57,10 @@ export interface Entry {
   updated_at: string;
 }
 
+/** An entry's fields, as a list may ask for some of them (`fields=source_id,meta`). */
+export const ENTRY_FIELDS = ['id', 'collection_id', 'title', 'raw_text', 'meta', 'searchable_meta', 'source_url', 'source_type', 'source_id', 'created_at', 'updated_at'] as const;
+export type EntryField = (typeof ENTRY_FIELDS)[number];
+
 /** The writable fields of an entry, after validation. */
 export interface EntryFields {
   title: string | null;

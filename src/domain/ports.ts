@@ -1,5 +1,5 @@
 import type { Permission } from './access.js';
-import type { ApiKey, Collection, Entry, EntryFields, Integration, JsonObject, Organisation, PreparedChunk, Scope, Source } from './model.js';
+import type { ApiKey, Collection, Entry, EntryField, EntryFields, Integration, JsonObject, Organisation, PreparedChunk, Scope, Source } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
 import type { WidgetType } from './widgetConfig.js';
 
@@ -106,6 +106,8 @@ export class SourceConflictError extends Error {
 
 export interface EntryRepository {
   list(scope: Scope, collectionId: string, page: PageRequest, sourceType?: string): Promise<Page<Entry>>;
+  /** As `list`, with only `fields` of each entry (and `id`), read from the database as such. */
+  listFields(scope: Scope, collectionId: string, page: PageRequest, sourceType: string | undefined, fields: readonly EntryField[]): Promise<Page<Partial<Entry>>>;
   /** Source id, URL and meta of every entry of `sourceType` in the collection (what a crawl knows of its pages). */
   sourceEntries(scope: Scope, collectionId: string, sourceType: string): Promise<{ source_id: string; source_url: string | null; meta: JsonObject | null }[]>;
   get(scope: Scope, collectionId: string, entryId: string): Promise<Entry | null>;

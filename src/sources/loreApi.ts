@@ -96,7 +96,7 @@ export const collectionRoute = (collection: string) => `/api/v1/collections/${en
 export async function storedEntries(api: Api, collection: string, sourceType: string): Promise<Map<string, StoredEntry>> {
   const stored = new Map<string, StoredEntry>();
   for (let page = 1; ; page++) {
-    const response = await api('GET', `${collectionRoute(collection)}/entries?source_type=${encodeURIComponent(sourceType)}&per_page=100&page=${page}`);
+    const response = await api('GET', `${collectionRoute(collection)}/entries?source_type=${encodeURIComponent(sourceType)}&fields=source_type,source_id,source_url,meta&per_page=100&page=${page}`);
     if (response.status === 404) throw new ImportError(`no collection ${collection} for this token`);
     if (response.status !== 200) throw new ImportError(`listing the collection's entries: ${response.status} ${response.message}`);
     const body = response.body as { data: { source_type: string | null; source_id: string | null; source_url: string | null; meta: Record<string, unknown> | null }[]; meta: { last_page: number } };

@@ -1,13 +1,28 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Entry, JsonObject, PreparedChunk, Scope } from '../domain/model.js';
+import type { Entry, EntryField, JsonObject, PreparedChunk, Scope } from '../domain/model.js';
 import { SourceConflictError, type EntryRepository, type EntryWrite, type EntryWriteResult } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
 import { createMaintenance, type Maintenance } from './maintenance.js';
 import { iso, parseVector, vectorLiteral } from './sql.js';
+import type { Page, PageRequest } from '../domain/pagination.js';
 
 const COLUMNS = `id, collection_id, title, raw_text, meta, searchable_meta, source_url, source_type, source_id,
   ${iso('created_at')}, ${iso('updated_at')}`;
+/** Each field's column (ENTRY_FIELDS), for lists that ask for some. */
+const COLUMN: Record<EntryField, string> = {
+  id: 'id',
+  collection_id: 'collection_id',
+  title: 'title',
+  raw_text: 'raw_text',
+  meta: 'meta',
+  searchable_meta: 'searchable_meta',
+  source_url: 'source_url',
+  source_type: 'source_type',
+  source_id: 'source_id',
+  created_at: iso('created_at'),
+  updated_at: iso('updated_at'),
+};
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -16,17 +31,26 @@ export function createEntryRepository(
   embeddingModel: { model: string; dimensions: number },
   maintenance: Maintenance = createMaintenance(db),
 ): EntryRepository {
+  /** A page of the collection's entries (of one source type), in order of creation, as `columns`. */
+  async function listPage<T>(scope: Scope, collectionId: string, { page, perPage }: PageRequest, sourceType: string | undefined, columns: string): Promise<Page<T>> {
+    const where = `collection_id = $1 AND organisation_id = $2${sourceType === undefined ? '' : ' AND source_type = $3'}`;
+    const filter = sourceType === undefined ? [] : [sourceType];
+    const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM entries WHERE ${where}`, [collectionId, scope.organisationId, ...filter]);
+    const items = await db.query<T>(
+      `SELECT ${columns} FROM entries WHERE ${where}
+       ORDER BY seq LIMIT $${filter.length + 3} OFFSET $${filter.length + 4}`,
+      [collectionId, scope.organisationId, ...filter, perPage, (page - 1) * perPage],
+    );
+    return { items, total: count!.total, page, perPage };
+  }
+
   return {
-    async list(scope, collectionId, { page, perPage }, sourceType) {
-      const where = `collection_id = $1 AND organisation_id = $2${sourceType === undefined ? '' : ' AND source_type = $3'}`;
-      const filter = sourceType === undefined ? [] : [sourceType];
-      const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM entries WHERE ${where}`, [collectionId, scope.organisationId, ...filter]);
-      const items = await db.query<Entry>(
-        `SELECT ${COLUMNS} FROM entries WHERE ${where}
-         ORDER BY seq LIMIT $${filter.length + 3} OFFSET $${filter.length + 4}`,
-        [collectionId, scope.organisationId, ...filter, perPage, (page - 1) * perPage],
-      );
-      return { items, total: count!.total, page, perPage };
+    list(scope, collectionId, page, sourceType) {
+      return listPage<Entry>(scope, collectionId, page, sourceType, COLUMNS);
+    },
+
+    listFields(scope, collectionId, page, sourceType, fields) {
+      return listPage<Partial<Entry>>(scope, collectionId, page, sourceType, [...new Set<EntryField>(['id', ...fields])].map((f) => COLUMN[f]).join(', '));
     },
 
     sourceEntries(scope, collectionId, sourceType) {

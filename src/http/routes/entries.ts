@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../app.js';
+import { ValidationError } from '../../domain/errors.js';
+import { ENTRY_FIELDS, type EntryField } from '../../domain/model.js';
 import { pageRequest } from '../../domain/pagination.js';
 import { presentPage } from '../paginate.js';
 import { NoContent, Data, Entry, EntryBatch, EntryCreate, EntryUpdate, EntryUpsert, errorResponses, Paginated, PageQuery } from '../schemas.js';
@@ -20,14 +22,22 @@ export function entryRoutes(app: App): void {
   app.get(base, {
     schema: {
       tags,
-      summary: 'List entries (optionally only those of one source_type)',
+      summary: 'List entries (optionally only those of one source_type, and only some fields of each)',
+      description: '`fields`: a comma-separated list of entry fields to return (`id` always comes): `fields=source_id,source_url,meta` lists a large collection without its texts.',
       params: CollectionParams,
-      querystring: Type.Object({ ...PageQuery.properties, source_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }),
-      response: { 200: Paginated(Entry), ...errorResponses },
+      querystring: Type.Object({
+        ...PageQuery.properties,
+        source_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+        fields: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      }),
+      response: { 200: Paginated(Type.Partial(Entry)), ...errorResponses },
     },
   }, async (request) => {
     const page = pageRequest(request.query.page, request.query.per_page);
-    return presentPage(request, await entries.list(request.scope, request.params.collection, page, request.query.source_type), config.publicUrl);
+    const { collection } = request.params;
+    const { source_type: sourceType, fields } = request.query;
+    const listed = fields === undefined ? await entries.list(request.scope, collection, page, sourceType) : await entries.listFields(request.scope, collection, page, sourceType, entryFields(fields));
+    return presentPage(request, listed, config.publicUrl);
   });
 
   app.post(base, {
@@ -72,4 +82,12 @@ export function entryRoutes(app: App): void {
     await entries.deleteBySource(request.scope, collection, sourceType, sourceId);
     return reply.status(204).send(null);
   });
+}
+
+/** `fields=a,b` as entry fields; 422 naming any other. */
+function entryFields(list: string): EntryField[] {
+  const fields = list.split(',').map((f) => f.trim());
+  const unknown = fields.filter((f) => !(ENTRY_FIELDS as readonly string[]).includes(f));
+  if (unknown.length > 0) throw ValidationError.field('fields', `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => JSON.stringify(f)).join(', ')}; one of ${ENTRY_FIELDS.join(', ')}`);
+  return fields as EntryField[];
 }
