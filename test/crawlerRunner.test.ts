@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { site } from '../../test/fixtures/site.js';
-import { createCrawlerRunner, type CrawlerRepository, type CrawlerRun } from './crawlers.js';
-import type { EntryService } from './entries.js';
-import { OverloadedError } from './errors.js';
+import { site } from './fixtures/site.js';
+import { createCrawlerRunner, type CrawlerRepository, type CrawlerRun } from '../src/domain/crawlers.js';
+import type { EntryService } from '../src/domain/entries.js';
+import { OverloadedError } from '../src/domain/errors.js';
 
 describe('crawler runner', () => {
   const web = site();
