@@ -313,11 +313,11 @@ function enumeration(best: Unit, read: readonly Read[]): Piece[] | null {
   if (top.length < 3) return null;
   const out: Piece[] = [];
   const before = blocks[at - 1];
-  const intro = before?.kind === 'prose' ? before.sentences[before.sentences.length - 1] : undefined;
-  if (intro && /:$/.test(intro) && !(before!.kind === 'prose' && before!.fragment && before!.sentences.length === 1)) {
+  const intro = before?.kind === 'prose' ? before.sentences[before.sentences.length - 1]! : '';
+  if (/:$/.test(intro) && !(before?.kind === 'prose' && before.fragment && before.sentences.length === 1)) {
     out.push({ kind: 'sentences', ref: best.ref, sentences: [capitalise(intro)] });
   }
-  const items = fits(block) ? block.items.filter((it) => it.depth === 0).map((it) => capitalise(it.text)) : top.slice(0, OUTLINE_ITEMS).map((it) => lead(it.text, best.language));
+  const items = fits(block) ? top.map((it) => capitalise(it.text)) : top.slice(0, OUTLINE_ITEMS).map((it) => lead(it.text, best.language));
   out.push({ kind: 'items', ref: best.ref, items, ordered: block.ordered, cited: out.length === 0 });
   return out;
 }
@@ -543,10 +543,11 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
       brought = true;
       continue;
     }
-    const children = u.kind === 'item' && group.length === 1 && block.kind === 'list' && /:$/.test(u.text) ? childItems(block, u.item) : [];
-    if (children.length > 0 && !brought && block.kind === 'list') {
+    // An item that brings is one introducing nested items (unitsOf).
+    if (u.kind === 'item' && u.brings && group.length === 1 && !brought && block.kind === 'list') {
+      const children = childItems(block, u.item);
       out.push({ kind: 'sentences', ref: u.ref, sentences: [capitalise(u.text)] });
-      const whole = children.length <= MAX_ITEMS && children.reduce((n, c) => n + c.length, 0) <= MAX_ITEM_CHARS;
+      const whole = itemsFit(children);
       out.push({ kind: 'items', ref: u.ref, items: children.map((c) => (whole ? capitalise(c) : lead(c, u.language))), ordered: false, cited: false });
       for (let k = u.item + 1; k < block.items.length && block.items[k]!.depth > block.items[u.item]!.depth; k++) attached.add(`${u.ref}:${u.block}:${k}`);
       brought = true;
@@ -589,9 +590,14 @@ function childItems(block: Block & { kind: 'list' }, k: number): string[] {
   return out;
 }
 
+/** Whether items are few and short enough to bring whole. */
+function itemsFit(items: readonly string[]): boolean {
+  return items.length <= MAX_ITEMS && items.reduce((n, text) => n + text.length, 0) <= MAX_ITEM_CHARS;
+}
+
 function fits(block: Block): boolean {
   if (block.kind === 'code') return codeExcerpt(block.text) !== null;
-  if (block.kind === 'list') return block.items.length <= MAX_ITEMS && block.items.reduce((n, it) => n + it.text.length, 0) <= MAX_ITEM_CHARS;
+  if (block.kind === 'list') return itemsFit(block.items.map((it) => it.text));
   if (block.kind === 'table') return block.rows.length <= MAX_ITEMS;
   return false;
 }
