@@ -9,9 +9,23 @@ export interface CitedSource {
 
 // `[1]`, `[1, 2]`, `[1][2]` (each bracket on its own), `[1; 3]`; refs of at most 3 digits.
 // An escaped bracket (`\[0, 1]`, Markdown for a literal one) is no marker.
-const MARKER = /( *)(?<!\\)\[\s*(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\s*\]/g;
+const REFS = String.raw`\s*(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\s*\]`;
+const MARKER = new RegExp(String.raw`( *)(?<!\\)\[` + REFS, 'g');
+// The opening bracket of what would read as a marker.
+const MARKER_START = new RegExp(String.raw`(?<!\\)\[(?=` + REFS + ')', 'g');
 // What the end of the text may hold while a marker is still arriving (or the backslash that may escape one).
 const OPEN_MARKER = /(?: *(?<!\\)\[[\d\s,;]{0,24}|\\)$/;
+
+/**
+ * `text` (Markdown) with the brackets that would read as citation markers ("∈ [0, 1]")
+ * escaped (`\[0, 1]`), outside inline code: for quoted text that must stay as written.
+ */
+export function escapeMarkers(text: string): string {
+  return text
+    .split(/(`+[^`]*`+)/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(MARKER_START, '\\[')))
+    .join('');
+}
 
 /**
  * Checks the citation markers of a streamed answer against the passages it was given.

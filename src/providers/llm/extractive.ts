@@ -8,6 +8,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AnswerChunk, AnswerProvider, AnswerRequest, Embedder } from '../../domain/ports.js';
 import { estimateTokens } from '../../domain/text/tokenEstimate.js';
+import { escapeMarkers } from '../../domain/answers/citations.js';
 import { selectAnswer, type Piece, type Similarity } from './extractiveSelect.js';
 
 export interface ExtractiveProviderOptions {
@@ -135,24 +136,16 @@ function render(piece: Piece): string {
         if (text !== '' && !(WIDE_END.test(text) && WIDE_START.test(sentence))) text += ' ';
         text += sentence;
       }
-      return cite(literal(text), piece.ref);
+      return cite(escapeMarkers(text), piece.ref);
     }
     case 'items':
-      return piece.items.map((item, i) => `${piece.ordered ? `${i + 1}.` : '-'} ${piece.cited && i === piece.items.length - 1 ? cite(literal(item), piece.ref) : literal(item)}`).join('\n');
+      return piece.items.map((item, i) => `${piece.ordered ? `${i + 1}.` : '-'} ${piece.cited && i === piece.items.length - 1 ? cite(escapeMarkers(item), piece.ref) : escapeMarkers(item)}`).join('\n');
     case 'code': {
       const longest = Math.max(2, ...[...piece.text.matchAll(/`+/g)].map((m) => m[0].length));
       const fence = '`'.repeat(longest + 1);
       return `${fence}${piece.lang}\n${piece.text}\n${fence}`;
     }
   }
-}
-
-/** Brackets in quoted text that would read as a citation marker ("∈ [0, 1]"), escaped as Markdown: `\\[0, 1]`. */
-function literal(text: string): string {
-  return text
-    .split(/(`+[^`]*`+)/)
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(/(?<!\\)\[(?=\s*\d{1,3}(?:\s*[,;]\s*\d{1,3})*\s*\])/g, '\\[')))
-    .join('');
 }
 
 function cite(sentence: string, ref: number): string {
