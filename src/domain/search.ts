@@ -313,7 +313,7 @@ export function createSearchService(deps: {
         const text = chunkText ?? entry.raw_text;
         return {
           text,
-          headings: chunkText === null ? [] : chunkHeadings,
+          headings: chunkHeadings,
           hit: { ...entry, score_breakdown: { similarity: round(r.similarity), final_score: round(r.final) }, snippet: snippet(text, terms) },
         };
       });

@@ -25,11 +25,15 @@ const MAX_ACTION_BYTES = 2_048;
  * one; its url links the section of the page under `headings` when the entry knows its anchor.
  */
 export function citedSource(entry: Entry, ref: number, headings: readonly string[] = []): CitedSource {
-  const url = sectionUrl(entry.source_url ?? '', entry.meta.anchors, headings);
-  const source: CitedSource = { ref, title: entry.title ?? entry.source_url ?? `Source ${ref}`, url };
+  const source: CitedSource = { ref, title: entry.title ?? entry.source_url ?? `Source ${ref}`, url: entryUrl(entry, headings) };
   const image = httpUrl(entry.meta.image) ?? httpUrl(entry.searchable_meta.image);
   if (image !== undefined) source.image = image;
   return source;
+}
+
+/** Where the entry links ('' when nowhere): its section under `headings` when it knows that section's anchor (meta.anchors). */
+export function entryUrl(entry: Entry, headings: readonly string[]): string {
+  return sectionUrl(entry.source_url ?? '', entry.meta.anchors, headings);
 }
 
 /**

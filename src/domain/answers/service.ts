@@ -7,10 +7,9 @@ import type { AnswerChunk, AnswerMessage, AnswerProvider, ConversationOwner, Con
 import { ProviderError } from '../ports.js';
 import { pageBonus, type PageContext, type Passage, type SearchHit, type SearchService } from '../search.js';
 import { detectLanguage } from '../text/tokenize.js';
-import { sectionUrl } from '../text/sections.js';
 import type { Reservation, UsageService } from '../usage.js';
 import { CitationFilter, type CitedSource } from './citations.js';
-import { citedSource, offeredActions, type PageAction } from './offers.js';
+import { citedSource, entryUrl, offeredActions, type PageAction } from './offers.js';
 import { buildMessages } from './prompt.js';
 
 /**
@@ -265,7 +264,7 @@ function promptPassages(passages: readonly Passage[], page?: PageContext) {
   return passages.map((p, i) => ({
     ref: i + 1,
     title: p.hit.title,
-    url: sectionUrl(p.hit.source_url ?? '', p.hit.meta.anchors, p.headings) || null,
+    url: entryUrl(p.hit, p.headings) || null,
     text: p.text,
     source: p.hit.raw_text,
     ...(page && { prior: pageBonus(page, p.hit.source_url) }),
