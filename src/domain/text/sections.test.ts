@@ -44,5 +44,6 @@ describe('markdown sections', () => {
     assert.ok(Buffer.byteLength(JSON.stringify(many)) <= 8 * 1024);
     assert.equal(many['section-number-0'], 'section-number-0');
     assert.equal(anchorsOf([{ text: 'No id', id: '' }]), null);
+    assert.deepEqual(anchorsOf([{ text: 'Constructor', id: 'ctor' }]), { constructor: 'ctor' }, 'a heading named like an Object.prototype key');
   });
 });

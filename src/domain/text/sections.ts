@@ -91,7 +91,7 @@ export function anchorsOf(headings: ReadonlyArray<{ text: string; id: string }>)
   let bytes = 2;
   for (const { text, id } of headings) {
     const key = slugify(text);
-    if (key === '' || id === '' || key in out) continue;
+    if (key === '' || id === '' || Object.hasOwn(out, key)) continue;
     const cost = Buffer.byteLength(JSON.stringify(key) + JSON.stringify(id), 'utf8') + 2;
     if (bytes + cost > MAX_ANCHORS_BYTES) break;
     out[key] = id;
@@ -123,7 +123,8 @@ export function markdownAnchors(markdown: string): Record<string, string> | null
 export function sectionUrl(url: string, anchors: unknown, headings: readonly string[]): string {
   if (url === '' || url.includes('#') || typeof anchors !== 'object' || anchors === null || Array.isArray(anchors)) return url;
   for (let i = headings.length - 1; i >= 0; i--) {
-    const id = (anchors as Record<string, unknown>)[slugify(headings[i]!)];
+    const key = slugify(headings[i]!);
+    const id = Object.hasOwn(anchors, key) ? (anchors as Record<string, unknown>)[key] : undefined;
     if (typeof id === 'string' && id !== '') return `${url}#${encodeURIComponent(id)}`;
   }
   return url;
