@@ -24,6 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import ignore, { type Ignore } from 'ignore';
 import { DOMParser, parseHTML } from 'linkedom';
 import robotsParserModule from 'robots-parser';
+import type { Anchors } from '../domain/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import { pdfText } from './pdf.js';
 
@@ -55,7 +56,7 @@ export interface CrawlOptions {
 
 export type CrawlResult =
   /** `url` is the page's key; `location` where it was fetched (a link to it that works). */
-  | { kind: 'page'; url: string; location: string; title: string | null; text: string; anchors: Record<string, string> | null; contentHash: string; etag: string | null; lastModified: string | null }
+  | { kind: 'page'; url: string; location: string; title: string | null; text: string; anchors: Anchors | null; contentHash: string; etag: string | null; lastModified: string | null }
   | { kind: 'unchanged'; url: string }
   | { kind: 'gone'; url: string; status: number }
   | { kind: 'skipped'; url: string; reason: string }
@@ -303,7 +304,7 @@ function page(
   location: string,
   title: string | null,
   text: string,
-  anchors: Record<string, string> | null,
+  anchors: Anchors | null,
   validators: { etag: string | null; lastModified: string | null },
 ): CrawlResult {
   const contentHash = createHash('sha256').update(title ?? '').update('\0').update(text).update('\0').update(anchors ? JSON.stringify(anchors) : '').digest('hex');

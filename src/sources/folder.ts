@@ -9,7 +9,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { parse as parseYaml } from 'yaml';
 import { LIMITS } from '../domain/entries.js';
-import { markdownAnchors } from '../domain/text/sections.js';
+import { markdownAnchors, type Anchors } from '../domain/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import type { SourceEntry } from './loreApi.js';
 import { pdfText } from './pdf.js';
@@ -90,7 +90,7 @@ export async function readFolderFile(file: FolderFile, baseUrl: string | null): 
 }
 
 /** The entry of a file read as `document`, or why it is left out. */
-function fileEntry(file: FolderFile, document: { title: string | null; text: string; anchors?: Record<string, string> | null }, baseUrl: string | null): ReadResult {
+function fileEntry(file: FolderFile, document: { title: string | null; text: string; anchors?: Anchors | null }, baseUrl: string | null): ReadResult {
   const text = document.text.trim();
   if (text === '') return { skipped: 'no text' };
   if (text.length > LIMITS.rawText) return { skipped: `longer than ${LIMITS.rawText.toLocaleString('en')} characters` };

@@ -8,7 +8,7 @@ import { Readability } from '@mozilla/readability';
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
-import { anchorsOf } from '../domain/text/sections.js';
+import { anchorsOf, type Anchors } from '../domain/text/sections.js';
 
 export interface HtmlDocument {
   /** The page's title: Readability's, else `<title>`, else its first `<h1>`. */
@@ -16,8 +16,8 @@ export interface HtmlDocument {
   markdown: string;
   /** `<link rel="canonical">`, as written. */
   canonical: string | null;
-  /** The ids of its headings (see domain/text/sections.ts Anchors), null when none has one. */
-  anchors: Record<string, string> | null;
+  /** The ids of its headings (sections.ts), null when none has one. */
+  anchors: Anchors | null;
 }
 
 /** Elements that are never content. */

@@ -4,6 +4,7 @@
  * collection, batch upserts that name the entries refused, and deletes by source.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Anchors } from '../domain/text/sections.js';
 
 /** A failure that ends the run (bad arguments, unreachable server, refused credential). */
 export class ImportError extends Error {}
@@ -17,8 +18,8 @@ export interface SourceEntry {
   title: string;
   raw_text: string;
   source_url: string | null;
-  /** `anchors`: the page's section ids (domain/text/sections.ts Anchors). */
-  meta: { content_sha256: string; anchors?: Record<string, string> } & Record<string, string | null | Record<string, string>>;
+  /** `anchors`: the page's section ids (domain/text/sections.ts). */
+  meta: { content_sha256: string; anchors?: Anchors } & Record<string, string | null | Anchors>;
 }
 
 /** What a run did to the collection, and what it left out. */

@@ -86,7 +86,7 @@ export type Anchors = Readonly<Record<string, string>>;
 const MAX_ANCHORS_BYTES = 8 * 1024;
 
 /** Anchors from headings (in order) and their ids; null when none. */
-export function anchorsOf(headings: ReadonlyArray<{ text: string; id: string }>): Record<string, string> | null {
+export function anchorsOf(headings: ReadonlyArray<{ text: string; id: string }>): Anchors | null {
   const out: Record<string, string> = {};
   let bytes = 2;
   for (const { text, id } of headings) {
@@ -101,7 +101,7 @@ export function anchorsOf(headings: ReadonlyArray<{ text: string; id: string }>)
 }
 
 /** The anchors of a Markdown document's headings (ATX, outside code fences) as a site slugging them like GitHub links them. */
-export function markdownAnchors(markdown: string): Record<string, string> | null {
+export function markdownAnchors(markdown: string): Anchors | null {
   const anchor = anchors();
   const headings: { text: string; id: string }[] = [];
   let inFence = false;
