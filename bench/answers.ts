@@ -33,7 +33,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { retrievalQuery } from '../src/domain/answers/service.js';
-import { loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
+import { docEntryUrl, loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { percentile, startLore } from './harness.js';
 import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
 import { jsonl } from './jsonl.js';
@@ -197,6 +197,12 @@ async function thresholdsSet(): Promise<void> {
   }
 }
 
+/** A demo URL as the entry's source_id would name it (`/demo/docs/#limits` → `README.md#limits`), for reading. */
+function shortUrl(base: string, url: string): string {
+  const path = url.startsWith(`${base}/demo/docs/`) ? url.slice(`${base}/demo/docs/`.length) : url;
+  return path.startsWith('#') || path === '' ? `README.md${path}` : path.replace(/^([^#]+)/, '$1.md');
+}
+
 interface DocsQuestion { question: string; gold: string[]; sources: string[]; kind: string; type: string }
 interface DocsAnswer { q: DocsQuestion; text: string; urls: string[]; gold: boolean; cited: boolean; failed: Rule[]; retrieved?: number }
 
@@ -219,7 +225,7 @@ async function docsSet(): Promise<void> {
     text,
     urls,
     gold: q.gold.some((g) => text.toLowerCase().includes(g.toLowerCase())),
-    cited: urls.some((u) => q.sources.some((s) => u === `${base}/demo/docs/${s}`)),
+    cited: urls.some((u) => q.sources.some((s) => u === docEntryUrl(base, s))),
     failed: proseFailures(text, headings),
   });
 
@@ -265,7 +271,7 @@ async function docsSet(): Promise<void> {
   console.log(`\nthe ${worst.length} worst chat answers`);
   for (const a of worst) {
     const problems = [...a.failed, ...(a.gold ? [] : ['gold missing']), ...(a.cited ? [] : ['source not cited'])];
-    console.log(`\n### ${a.q.question}  [${problems.join(', ')}]  gold: ${a.q.gold.join(' | ')}; sources: ${a.q.sources.join(', ')}; retrieved at ${a.retrieved ?? '-'}\n${a.text}\ncited: ${a.urls.map((u) => u.replace(`${base}/demo/docs/`, '')).join(', ') || 'nothing'}`);
+    console.log(`\n### ${a.q.question}  [${problems.join(', ')}]  gold: ${a.q.gold.join(' | ')}; sources: ${a.q.sources.join(', ')}; retrieved at ${a.retrieved ?? '-'}\n${a.text}\ncited: ${a.urls.map((u) => shortUrl(base, u)).join(', ') || 'nothing'}`);
   }
 }
 
@@ -294,18 +300,18 @@ async function pagesSet(): Promise<void> {
   for (const q of questions) {
     const row: string[] = [];
     for (const way of ['without', 'with'] as const) {
-      const context = way === 'with' ? { url: `${base}/demo/docs/${q.page}`, title: titles.get(q.page) ?? titles.get(q.page.split('#')[0]!) ?? q.page } : false;
+      const context = way === 'with' ? { url: docEntryUrl(base, q.page), title: titles.get(q.page) ?? titles.get(q.page.split('#')[0]!) ?? q.page } : false;
       const reply = await call('POST', `/api/v1/integrations/${integration}/chat`, { message: q.question, stream: false, context });
       const [stored] = await container.db.query<{ citations: { url: string }[] }>(
         "SELECT citations FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'",
         [reply.conversation_id],
       );
       const gold = q.gold.some((g) => reply.message.toLowerCase().includes(g.toLowerCase()));
-      const cited = (stored?.citations ?? []).some((c) => q.sources.some((s) => c.url === `${base}/demo/docs/${s}`));
+      const cited = (stored?.citations ?? []).some((c) => q.sources.some((s) => c.url === docEntryUrl(base, s)));
       results[way].gold += gold ? 1 : 0;
       results[way].cited += cited ? 1 : 0;
       row.push(`${way}: ${gold ? 'gold' : '-'} ${cited ? 'cited' : '-'}`);
-      if (way === 'with' && !gold) missed.push(`### ${q.question} on ${q.page} (gold: ${q.gold.join(' | ')})\n${reply.message}\ncited: ${(stored?.citations ?? []).map((c) => c.url.replace(`${base}/demo/docs/`, '')).join(', ') || 'nothing'}`);
+      if (way === 'with' && !gold) missed.push(`### ${q.question} on ${q.page} (gold: ${q.gold.join(' | ')})\n${reply.message}\ncited: ${(stored?.citations ?? []).map((c) => shortUrl(base, c.url)).join(', ') || 'nothing'}`);
     }
     lines.push(`${q.page.padEnd(36)} ${q.question.padEnd(38)} ${row.join('  ')}`);
   }

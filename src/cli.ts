@@ -15,10 +15,11 @@ const USAGE = `Usage:
                                                  crawl a website (same origin and path prefix, robots.txt obeyed,
                                                  sitemaps read) into a collection of a running server; unchanged
                                                  pages are not sent again, pages now 404/410 are deleted
-  lore import DIR --collection ID [--base-url URL] [--prune] [--ignore PATTERN ...] [--token TOKEN]
+  lore import DIR --collection ID [--base-url URL] [--prune] [--sections] [--ignore PATTERN ...] [--token TOKEN]
                                                  import a folder's Markdown, MDX, HTML, PDF and text files into a collection
                                                  of a running server (--token defaults to $LORE_TOKEN); unchanged
-                                                 files are skipped, --prune deletes entries of files that are gone
+                                                 files are skipped, --prune deletes entries of files that are gone,
+                                                 --sections makes an entry of each ## section of a Markdown file
 
 Admin commands call a running server: --url (default http://127.0.0.1:$PORT or 3000)
 and --master-key (default $LORE_MASTER_KEY). export and import work on the database itself:
@@ -87,6 +88,7 @@ async function main(argv: string[]): Promise<void> {
       collection: { type: 'string' },
       'base-url': { type: 'string' },
       prune: { type: 'boolean', default: false },
+      sections: { type: 'boolean', default: false },
       ignore: { type: 'string', multiple: true },
       token: { type: 'string' },
       'max-pages': { type: 'string' },
@@ -162,7 +164,7 @@ async function main(argv: string[]): Promise<void> {
     const collection = values.collection;
     return sourceCommand(values, async (token) => {
       const { importFolder, formatImportReport } = await import('./importCli.js');
-      const report = await importFolder({ dir: verb, collection, server: serverUrl(values), token, baseUrl: values['base-url'] ?? null, prune: values.prune, ignore: values.ignore ?? [] });
+      const report = await importFolder({ dir: verb, collection, server: serverUrl(values), token, baseUrl: values['base-url'] ?? null, prune: values.prune, sections: values.sections, ignore: values.ignore ?? [] });
       print(report, formatImportReport(verb, collection, report));
     });
   }

@@ -4,7 +4,9 @@
  * same chunking, embedding reuse and atomic writes as any write. Incremental: a file whose
  * content hash is the one stored with its entry (`meta.content_sha256`) is not sent again;
  * `--prune` deletes the entries of files that are gone. Unreadable and unsupported files are
- * reported, not fatal.
+ * reported, not fatal. With `--sections`, a Markdown file is an entry per `##` section; the
+ * entries of a file that no longer has a section (or that was imported the other way) are
+ * deleted when the file is read, prune or not.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,6 +23,8 @@ export interface FolderImportOptions {
   baseUrl: string | null;
   prune: boolean;
   ignore: readonly string[];
+  /** One entry per `##` section of a Markdown file (see `ReadOptions.sections`). */
+  sections?: boolean;
   /** Progress bar on standard error (default: when it is a terminal). */
   progress?: boolean;
 }
@@ -44,18 +48,27 @@ export async function importFolder(options: FolderImportOptions): Promise<Folder
   const bar = (options.progress ?? process.stderr.isTTY) ? new cliProgress.SingleBar({ format: 'importing [{bar}] {value}/{total} files {stage}', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
   bar?.start(files.length, 0, { stage: '' });
   const writer = batchWriter(apiBatchUpsert(api, options.collection), stored, report);
-  const present = new Set<string>();
+  // The file a stored entry was made from: its source_id, or a section's without `#anchor`.
+  const listed = new Set(files.map((f) => f.relative));
+  const fileOf = (sourceId: string) => (listed.has(sourceId) || !sourceId.includes('#') ? sourceId : sourceId.slice(0, sourceId.lastIndexOf('#')));
+  const storedOf = new Map<string, string[]>();
+  for (const sourceId of stored.keys()) storedOf.set(fileOf(sourceId), [...(storedOf.get(fileOf(sourceId)) ?? []), sourceId]);
+  /** Entries of files read that the file no longer makes (a section gone, or the other mode's). */
+  const replaced: string[] = [];
   for (const file of files) {
-    // A file that is there counts as present even when it cannot be read: --prune keeps its entry.
-    present.add(file.relative);
+    // A file that is there keeps its entries even when it cannot be read: --prune leaves them.
     try {
-      const read = await readFolderFile(file, options.baseUrl);
+      const read = await readFolderFile(file, { baseUrl: options.baseUrl, sections: options.sections ?? false });
       if ('skipped' in read) {
         report.skipped.push({ path: file.relative, reason: read.skipped });
       } else {
         if (read.note) report.notes.push({ path: file.relative, note: read.note });
-        if (stored.get(read.entry.source_id)?.meta.content_sha256 === read.entry.meta.content_sha256) report.unchanged++;
-        else await writer.write(read.entry);
+        for (const entry of read.entries) {
+          if (stored.get(entry.source_id)?.meta.content_sha256 === entry.meta.content_sha256) report.unchanged++;
+          else await writer.write(entry);
+        }
+        const made = new Set(read.entries.map((e) => e.source_id));
+        replaced.push(...(storedOf.get(file.relative) ?? []).filter((id) => !made.has(id)));
       }
     } catch (error) {
       if (error instanceof ImportError) throw error;
@@ -65,9 +78,10 @@ export async function importFolder(options: FolderImportOptions): Promise<Folder
   }
   await writer.flush();
 
-  if (options.prune) {
-    bar?.update({ stage: '(removing files that are gone)' });
-    for (const sourceId of stored.keys()) if (!present.has(sourceId)) await deleteBySource(api, options.collection, FILE_SOURCE_TYPE, sourceId, report);
+  const gone = options.prune ? [...stored.keys()].filter((id) => !listed.has(fileOf(id))) : [];
+  if (replaced.length + gone.length > 0) {
+    bar?.update({ stage: '(removing entries of files changed or gone)' });
+    for (const sourceId of [...replaced, ...gone]) await deleteBySource(api, options.collection, FILE_SOURCE_TYPE, sourceId, report);
   }
   bar?.stop();
   return report;

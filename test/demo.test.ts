@@ -34,12 +34,13 @@ for (const backend of backends()) {
       assert.deepEqual(await seed(), keys);
       assert.equal(await demoOrganisations(), 1);
       const entries = await server.container.db.query<{ source_id: string; source_url: string; title: string }>(
-        "SELECT source_id, source_url, title FROM entries WHERE source_type = 'doc' ORDER BY source_id",
+        "SELECT source_id, source_url, title FROM entries WHERE source_type = 'file' ORDER BY source_id",
       );
       const expected = await loreDocEntries(ORIGIN);
       assert.equal(entries.length, expected.length);
       assert.ok(entries.length >= 20, `${entries.length} sections`);
-      assert.ok(entries.some((e) => e.source_id === 'README.md#walk-through' && e.source_url === `${ORIGIN}/demo/docs/README.md#walk-through` && e.title === 'Walk-through'));
+      assert.ok(entries.some((e) => e.source_id === 'README.md#walk-through' && e.source_url === `${ORIGIN}/demo/docs/#walk-through` && e.title === 'Walk-through'));
+      assert.ok(entries.some((e) => e.source_id === 'SEARCH.md#filters-boosts-and-sorts' && e.source_url === `${ORIGIN}/demo/docs/SEARCH#filters-boosts-and-sorts`));
       for (const key of [keys.search, keys.chat]) assert.deepEqual(await websitesOf(key), [`127.0.0.1:${PORT}`, `localhost:${PORT}`]);
     });
 
@@ -49,7 +50,7 @@ for (const backend of backends()) {
       assert.deepEqual(await websitesOf(keys.chat), ['docs.example.com', '127.0.0.1:4124', 'localhost:4124', 'lore.example.com']);
       assert.deepEqual(await websitesOf(keys.search), ['127.0.0.1:4124', 'localhost:4124', 'lore.example.com']);
       const [entry] = await server.container.db.query<{ source_url: string }>("SELECT source_url FROM entries WHERE source_id = 'README.md#walk-through'");
-      assert.equal(entry!.source_url, 'https://lore.example.com/demo/docs/README.md#walk-through');
+      assert.equal(entry!.source_url, 'https://lore.example.com/demo/docs/#walk-through');
       assert.deepEqual(await seed(), keys);
       assert.deepEqual(await websitesOf(keys.chat), ['docs.example.com', `127.0.0.1:${PORT}`, `localhost:${PORT}`]);
       assert.equal(await demoOrganisations(), 1);
@@ -100,7 +101,7 @@ for (const backend of backends()) {
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.headers['access-control-allow-origin'], ORIGIN);
       const hit = res.body.data[0];
-      assert.equal(hit.source_type, 'doc');
+      assert.equal(hit.source_type, 'file');
       assert.ok(hit.source_url.startsWith(`${ORIGIN}/demo/docs/`), hit.source_url);
       // Browsers send a same-origin GET without Origin: the page the server itself serves still counts.
       const sameOrigin = await server.call('GET', widgetPath(keys.search, 'search?query=widgets'), { headers: { host: `127.0.0.1:${PORT}`, 'sec-fetch-site': 'same-origin' } });
@@ -121,12 +122,20 @@ for (const backend of backends()) {
     });
 
     it('shows the documents the results link to, with anchors, under the same CSP', async () => {
-      const res = await server.call('GET', '/demo/docs/README.md');
+      const res = await server.call('GET', '/demo/docs/');
       assert.equal(res.status, 200);
       assert.equal(res.headers['content-security-policy'], CSP);
       assert.match(res.body, /<h2 id="walk-through">Walk-through<\/h2>/);
-      assert.match(res.body, /<a href="\/demo\/docs\/ANSWERS.md">ANSWERS.md<\/a>/);
-      for (const path of ['/demo/docs/package.json', '/demo/docs/..%2Fpackage.json', '/demo/docs/SPEC.md']) {
+      assert.match(res.body, /<a href="\/demo\/docs\/ANSWERS">ANSWERS.md<\/a>/);
+      const search = await server.call('GET', '/demo/docs/SEARCH');
+      assert.equal(search.status, 200);
+      assert.match(search.body, /<h2 id="filters-boosts-and-sorts">/);
+      // Where earlier versions linked the documents.
+      for (const [old, now] of [['/demo/docs/README.md', '/demo/docs/'], ['/demo/docs/SEARCH.md', '/demo/docs/SEARCH']]) {
+        const moved = await server.call('GET', old!);
+        assert.deepEqual([moved.status, moved.headers.location], [301, now], old);
+      }
+      for (const path of ['/demo/docs/package.json', '/demo/docs/..%2Fpackage.json', '/demo/docs/SPEC.md', '/demo/docs/README', '/demo/docs/SPEC']) {
         assert.deepEqual([(await server.call('GET', path)).status, (await server.call('GET', path)).body], [404, { message: 'Document not found.' }], path);
       }
     });
@@ -138,7 +147,7 @@ for (const backend of backends()) {
       assert.equal(await demoOrganisations(), 1);
       const res = await server.call('GET', '/');
       assert.deepEqual([res.status, res.headers.location], [302, '/docs']);
-      assert.equal((await server.call('GET', '/demo/docs/README.md')).status, 404);
+      assert.equal((await server.call('GET', '/demo/docs/')).status, 404);
     });
   });
 }
@@ -153,6 +162,6 @@ describe('demo off (LORE_DEMO=off)', () => {
   it('redirects / to the API reference and serves no demo files', async () => {
     const res = await server.call('GET', '/');
     assert.deepEqual([res.status, res.headers.location], [302, '/docs']);
-    for (const path of ['/demo.js', '/demo.css', '/demo/docs/README.md']) assert.equal((await server.call('GET', path)).status, 404, path);
+    for (const path of ['/demo.js', '/demo.css', '/demo/docs/', '/demo/docs/README.md']) assert.equal((await server.call('GET', path)).status, 404, path);
   });
 });

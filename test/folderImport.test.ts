@@ -62,8 +62,8 @@ describe('lore import <dir> (folder import)', () => {
     await server.close();
   });
 
-  const run = (options: { prune?: boolean } = {}) =>
-    importFolder({ dir, collection, server: url, token, baseUrl: 'https://docs.example.com/', prune: options.prune ?? false, ignore: ['drafts/'], progress: false });
+  const run = (options: { prune?: boolean; sections?: boolean } = {}) =>
+    importFolder({ dir, collection, server: url, token, baseUrl: 'https://docs.example.com/', prune: options.prune ?? false, sections: options.sections ?? false, ignore: ['drafts/'], progress: false });
   const entries = async () =>
     new Map(
       ((await server.call('GET', `/api/v1/collections/${collection}/entries?per_page=100`, { token })).body.data as { source_id: string; title: string; raw_text: string; source_url: string; updated_at: string; source_type: string; meta: Record<string, unknown> }[]).map((e) => [e.source_id, e]),
@@ -129,6 +129,39 @@ describe('lore import <dir> (folder import)', () => {
     assert.equal(cli.code, 0, cli.stderr);
     assert.match(cli.stdout, /8 files read — 0 new, 0 changed, 5 unchanged, 2 deleted, 4 skipped, 0 failed/);
     assert.deepEqual([...(await entries()).keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md', 'manuals/refunds.pdf', 'site/install.html'], 'pruned, a path with a folder too');
+  });
+
+  it('with --sections, makes an entry of each ## section, and removes the entries a file no longer makes', async () => {
+    writeFileSync(path.join(dir, 'guide/install.md'), '# Install Acme\n\nRun the installer.\n\n## On `Linux`\n\nAny glibc.\n\n```sh\n## not a heading\n```\n\n## Upgrading {#upgrade}\n\nRun it again.\n');
+    const report = await run({ sections: true });
+    assert.deepEqual([report.created, report.deleted, report.failed], [2, 0, []]);
+    let stored = await entries();
+    const ids = (e: Map<string, unknown>) => [...e.keys()].filter((id) => id.startsWith('guide/install.md')).sort();
+    assert.deepEqual(ids(stored), ['guide/install.md', 'guide/install.md#on-linux', 'guide/install.md#upgrade']);
+    const intro = stored.get('guide/install.md')!;
+    assert.deepEqual([intro.title, intro.source_url, intro.raw_text], ['Install Acme', 'https://docs.example.com/guide/install', '# Install Acme\n\nRun the installer.']);
+    const linux = stored.get('guide/install.md#on-linux')!;
+    assert.deepEqual([linux.title, linux.source_url, linux.source_type], ['On Linux', 'https://docs.example.com/guide/install#on-linux', 'file']);
+    assert.match(linux.raw_text, /^## On `Linux`\n\nAny glibc\.\n\n```sh\n## not a heading\n```$/, 'a heading in a code fence stays in its section');
+    const upgrade = stored.get('guide/install.md#upgrade')!;
+    assert.deepEqual([upgrade.title, upgrade.source_url], ['Upgrading', 'https://docs.example.com/guide/install#upgrade']);
+    assert.deepEqual(stored.get('index.md')!.source_url, 'https://docs.example.com/', 'a file without sections is one entry as before');
+
+    const again = await run({ sections: true });
+    assert.deepEqual([again.created, again.updated, again.deleted], [0, 0, 0]);
+
+    // A section gone from a file is deleted with the file's import, --prune or not.
+    writeFileSync(path.join(dir, 'guide/install.md'), '# Install Acme\n\nRun the installer.\n\n## Upgrading {#upgrade}\n\nRun it again.\n');
+    const fewer = await run({ sections: true });
+    assert.deepEqual([fewer.created, fewer.updated, fewer.deleted], [0, 0, 1]);
+    assert.deepEqual(ids(await entries()), ['guide/install.md', 'guide/install.md#upgrade']);
+
+    // Imported whole again: the sections' entries give way to the file's.
+    const whole = await run();
+    assert.deepEqual([whole.updated, whole.deleted], [2, 1], 'install.md, and widgets.mdx, whose heading anchors only a whole file keeps');
+    stored = await entries();
+    assert.deepEqual(ids(stored), ['guide/install.md']);
+    assert.match(stored.get('guide/install.md')!.raw_text, /## Upgrading \{#upgrade\}\n\nRun it again\.$/);
   });
 
   it('ends with a clear message and a non-zero exit on bad arguments, an unreachable server, a wrong collection or token', async () => {

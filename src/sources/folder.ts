@@ -9,7 +9,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { parse as parseYaml } from 'yaml';
 import { LIMITS } from '../domain/entries.js';
-import { markdownAnchors, type Anchors } from '../domain/text/sections.js';
+import { markdownAnchors, markdownSections, type Anchors } from '../domain/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import type { SourceEntry } from './loreApi.js';
 import { pdfText } from './pdf.js';
@@ -33,7 +33,19 @@ export interface FolderFile {
   absolute: string;
 }
 
-export type ReadResult = { entry: SourceEntry; note?: string } | { skipped: string };
+export type ReadResult = { entries: SourceEntry[]; note?: string } | { skipped: string };
+
+export interface ReadOptions {
+  /** Where the folder is published (see `fileUrl`); null: entries have no source_url. */
+  baseUrl: string | null;
+  /**
+   * One entry per `##` section of a Markdown file (and one for the text before the first),
+   * as DocSearch keeps a record per heading: a search hit is the section, not the whole file.
+   * Its source_id is `path#anchor` (the file's path for the text before the first section),
+   * its source_url the file's URL with that anchor. Other files stay one entry each.
+   */
+  sections?: boolean;
+}
 
 /**
  * Files under `dir` that the importer reads (Markdown, MDX, HTML, PDF, plain text), recursively, in a
@@ -62,8 +74,9 @@ export async function listFolder(dir: string, patterns: readonly string[] = []):
   return { files, unsupported };
 }
 
-/** Reads one file as an entry, or says why it is left out. */
-export async function readFolderFile(file: FolderFile, baseUrl: string | null): Promise<ReadResult> {
+/** Reads one file as its entries (one, or one per section), or says why it is left out. */
+export async function readFolderFile(file: FolderFile, options: ReadOptions): Promise<ReadResult> {
+  const { baseUrl } = options;
   const { size } = await stat(file.absolute);
   if (size > MAX_FILE_BYTES) return { skipped: `larger than ${MAX_FILE_BYTES / 1024 / 1024} MB` };
   const bytes = await readFile(file.absolute);
@@ -80,35 +93,67 @@ export async function readFolderFile(file: FolderFile, baseUrl: string | null): 
   }
   const decoded = decode(bytes);
   if ('skipped' in decoded) return decoded;
+  if (MARKDOWN.has(extension) && options.sections) {
+    const read = sectionEntries(file, markdownDocument(decoded.text, extension === '.mdx'), baseUrl);
+    return 'entries' in read && decoded.note ? { ...read, note: [decoded.note, read.note].filter(Boolean).join('; ') } : read;
+  }
   const document = MARKDOWN.has(extension)
     ? (({ title, text }) => ({ title, text, anchors: markdownAnchors(text) }))(markdownDocument(decoded.text, extension === '.mdx'))
     : HTML.has(extension)
       ? (({ title, markdown, anchors }) => ({ title, text: markdown, anchors }))(htmlToMarkdown(decoded.text))
       : { title: null, text: decoded.text };
   const read = fileEntry(file, document, baseUrl);
-  return 'entry' in read && decoded.note ? { ...read, note: decoded.note } : read;
+  return 'entries' in read && decoded.note ? { ...read, note: decoded.note } : read;
 }
 
 /** The entry of a file read as `document`, or why it is left out. */
 function fileEntry(file: FolderFile, document: { title: string | null; text: string; anchors?: Anchors | null }, baseUrl: string | null): ReadResult {
-  const text = document.text.trim();
-  if (text === '') return { skipped: 'no text' };
-  if (text.length > LIMITS.rawText) return { skipped: `longer than ${LIMITS.rawText.toLocaleString('en')} characters` };
-  if (file.relative.length > LIMITS.sourceId) return { skipped: `path longer than ${LIMITS.sourceId} characters` };
-  const title = (document.title ?? fileTitle(file.relative)).slice(0, LIMITS.title);
   const sourceUrl = baseUrl ? fileUrl(baseUrl, file.relative) : null;
   // Anchors only matter where the file is linked: answers then link its sections.
   const anchors = sourceUrl !== null ? (document.anchors ?? null) : null;
+  const entry = entryOf(file, { sourceId: file.relative, title: document.title ?? fileTitle(file.relative), text: document.text, sourceUrl, anchors });
+  return typeof entry === 'string' ? { skipped: entry } : { entries: [entry] };
+}
+
+/**
+ * The entries of a Markdown file's `##` sections (see `ReadOptions.sections`): a section's
+ * title is its heading, the text before the first section takes the document's title. A
+ * section over an entry's limits is left out and said in the note.
+ */
+function sectionEntries(file: FolderFile, document: { title: string | null; text: string }, baseUrl: string | null): ReadResult {
+  const url = baseUrl ? fileUrl(baseUrl, file.relative) : null;
+  const entries: SourceEntry[] = [];
+  const left: string[] = [];
+  for (const section of markdownSections(document.text)) {
+    // An explicit id (`## Install {#setup}`) is the section's anchor and no part of its title.
+    const explicit = section.title === null ? null : /\s*\{#([\w-]+)\}$/.exec(section.title);
+    const anchor = explicit ? explicit[1]! : section.slug;
+    const title = explicit ? section.title!.slice(0, explicit.index) : anchor === '' ? (document.title ?? section.title ?? fileTitle(file.relative)) : section.title!;
+    const fragment = anchor === '' ? '' : `#${anchor}`;
+    const entry = entryOf(file, { sourceId: `${file.relative}${fragment}`, title, text: section.text, sourceUrl: url === null ? null : `${url}${fragment}`, anchors: null });
+    if (typeof entry === 'string') left.push(`${fragment || 'the text before the first section'} (${entry})`);
+    else entries.push(entry);
+  }
+  if (entries.length === 0) return { skipped: left.length === 0 ? 'no text' : `no section could be kept: ${left.join(', ')}` };
+  return left.length === 0 ? { entries } : { entries, note: `left out ${left.join(', ')}` };
+}
+
+/** An entry of `file`, or why it cannot be one. */
+function entryOf(file: FolderFile, part: { sourceId: string; title: string; text: string; sourceUrl: string | null; anchors: Anchors | null }): SourceEntry | string {
+  const text = part.text.trim();
+  if (text === '') return 'no text';
+  if (text.length > LIMITS.rawText) return `longer than ${LIMITS.rawText.toLocaleString('en')} characters`;
+  if (part.sourceId.length > LIMITS.sourceId) return `path longer than ${LIMITS.sourceId} characters`;
+  const title = part.title.slice(0, LIMITS.title);
+  const { sourceUrl, anchors } = part;
   const hash = createHash('sha256').update(title).update('\0').update(text).update('\0').update(sourceUrl ?? '').update('\0').update(anchors ? JSON.stringify(anchors) : '').digest('hex');
   return {
-    entry: {
-      source_type: FILE_SOURCE_TYPE,
-      source_id: file.relative,
-      title,
-      raw_text: text,
-      source_url: sourceUrl !== null && sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null,
-      meta: { path: file.relative, content_sha256: hash, ...(anchors && { anchors }) },
-    },
+    source_type: FILE_SOURCE_TYPE,
+    source_id: part.sourceId,
+    title,
+    raw_text: text,
+    source_url: sourceUrl !== null && sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null,
+    meta: { path: file.relative, content_sha256: hash, ...(anchors && { anchors }) },
   };
 }
 

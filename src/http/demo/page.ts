@@ -1,5 +1,5 @@
 import type { DemoKeys } from '../../domain/demo.js';
-import { DOC_PATH } from '../../loreDocs.js';
+import { docPath } from '../../loreDocs.js';
 
 /**
  * The policy the demo pages are served with: no inline script or style anywhere, so they prove
@@ -8,8 +8,8 @@ import { DOC_PATH } from '../../loreDocs.js';
 export const DEMO_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data: https:; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** `/demo/docs/{name}`: where a document of Lore's is shown. */
-export const docHref = (name: string) => `${DOC_PATH}${encodeURIComponent(name)}`;
+/** Where a document of Lore's is shown (`/demo/docs/` for README.md, `/demo/docs/SEARCH` for docs/SEARCH.md). */
+export const docHref = docPath;
 
 const escape = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

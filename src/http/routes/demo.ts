@@ -5,7 +5,7 @@ import { NotFoundError } from '../../domain/errors.js';
 import type { App } from '../app.js';
 import { DEMO_CSS, DEMO_JS } from '../demo/assets.js';
 import { DEMO_CSP, demoDocPage, demoHomePage } from '../demo/page.js';
-import { DOC_PATH } from '../../loreDocs.js';
+import { DOC_PATH, docPath } from '../../loreDocs.js';
 import { documentToHtml } from '../markdown.js';
 
 /** A page of the demo: strict CSP, never cached (the keys live in it). */
@@ -33,8 +33,9 @@ function asset(app: App, path: string, type: string, body: string) {
 
 /**
  * The demo (docs/ARCHITECTURE.md): `/` shows both widgets over Lore's own docs, `/demo.js`
- * and `/demo.css` are its external script and style sheet, `/demo/docs/{name}` renders one of
- * Lore's documents (what the demo's search results and citations link to). With LORE_DEMO off,
+ * and `/demo.css` are its external script and style sheet, `/demo/docs/` renders README.md and
+ * `/demo/docs/{name}` docs/{name}.md (what the demo's search results and citations link to;
+ * `/demo/docs/{name}.md`, as earlier versions linked them, redirects there). With LORE_DEMO off,
  * or before the demo is seeded or after an admin removed it, `/` redirects to the API reference
  * at `/docs` and the other demo routes are 404.
  */
@@ -50,12 +51,24 @@ export async function demoRoutes(app: App): Promise<void> {
   asset(app, '/demo.js', 'text/javascript; charset=utf-8', DEMO_JS);
   asset(app, '/demo.css', 'text/css; charset=utf-8', DEMO_CSS);
 
+  /** The document at `path` under DOC_PATH: its name and whether `path` is where it is published. */
+  async function documentAt(path: string): Promise<{ name: string; canonical: boolean } | null> {
+    for (const name of await loreDocs.names()) {
+      if (docPath(name) === `${DOC_PATH}${path}`) return { name, canonical: true };
+      if (name === path) return { name, canonical: false };
+    }
+    return null;
+  }
+  async function document(path: string, reply: FastifyReply) {
+    const keys = await demo.keys();
+    const found = keys === null ? null : await documentAt(path);
+    const markdown = found === null ? null : await loreDocs.read(found.name);
+    if (keys === null || found === null || markdown === null) throw new NotFoundError('Document');
+    if (!found.canonical) return reply.redirect(docPath(found.name), 301);
+    return sendPage(reply, demoDocPage(keys, found.name, documentToHtml(markdown), await loreDocs.names()));
+  }
+  app.get(DOC_PATH, { schema: { hide: true } }, (_request, reply) => document('', reply));
   app.get(`${DOC_PATH}:name`, {
     schema: { hide: true, params: Type.Object({ name: Type.String({ maxLength: 100 }) }) },
-  }, async (request, reply) => {
-    const keys = await demo.keys();
-    const markdown = keys === null ? null : await loreDocs.read(request.params.name);
-    if (keys === null || markdown === null) throw new NotFoundError('Document');
-    return sendPage(reply, demoDocPage(keys, request.params.name, documentToHtml(markdown), await loreDocs.names()));
-  });
+  }, (request, reply) => document(request.params.name, reply));
 }
