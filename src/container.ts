@@ -11,6 +11,7 @@ import { createSearchLog, type SearchLog } from './domain/searchLog.js';
 import { createOrganisationService } from './domain/organisations.js';
 import { createPagesService } from './domain/pages.js';
 import { createUsageService } from './domain/usage.js';
+import { createAnalyticsService } from './domain/analytics.js';
 import { createMetrics } from './metrics.js';
 import { createWidgetService } from './domain/widgets.js';
 import { createVisitorConversationService } from './domain/visitors.js';
@@ -36,6 +37,7 @@ import { ensureVectorIndex, migrate } from './storage/migrate.js';
 import { createOrganisationRepository } from './storage/organisations.js';
 import { openDatabase } from './storage/open.js';
 import { createUsageRepository } from './storage/usage.js';
+import { createAnalyticsRepository } from './storage/analytics.js';
 import { createWidgetRepository } from './storage/widgets.js';
 import { createCrawlerRepository } from './storage/crawlers.js';
 import { createCrawlerRunner, createCrawlerService, type CrawlerRunner } from './domain/crawlers.js';
@@ -150,6 +152,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
       log: (error) => process.emitWarning(`Answer bookkeeping failed: ${String(error)}`),
     }),
     usage,
+    analytics: createAnalyticsService({ analytics: createAnalyticsRepository(db), integrations }),
     apiKeys: createApiKeyService({ apiKeys: createApiKeyRepository(db), collections: collectionRepository }),
     pages: createPagesService({ organisations: organisationRepository, collections: collectionRepository, entries }),
     widgets,

@@ -1,0 +1,185 @@
+import type { AnalyticsRepository, AnalyticsWindow, AnswerFeedback, ConversationListItem, ConversationTranscript, TranscriptMessage } from '../domain/analytics.js';
+import { SUMMARISABLE_SIMILARITY } from '../domain/search.js';
+import type { Db } from './db.js';
+import { iso } from './sql.js';
+
+/** A search whose best hit is under this similarity found something, but nothing good enough to summarise. */
+const LOW_SIMILARITY = SUMMARISABLE_SIMILARITY;
+
+/**
+ * What visitors did, read from the logs Lore keeps: `search_log` (every search), clicks and
+ * feedback from widgets (`widget_events`, its integration through the widget) and from the API
+ * (`integration_events`), and chat conversations. Every statement is bounded to one
+ * organisation ($1), a time window ($2 ≤ created_at < $3) and optionally one integration ($4).
+ */
+export function createAnalyticsRepository(db: Db): AnalyticsRepository {
+  const window = (w: AnalyticsWindow) => [w.organisationId, w.from.toISOString(), w.to.toISOString(), w.integrationId];
+
+  /** Clicks from widgets and from the API, with their time and position. */
+  const CLICKS = `
+    SELECT w.created_at, w.rank FROM widget_events w JOIN widgets g ON g.id = w.widget_id
+     WHERE w.organisation_id = $1 AND w.name = 'click' AND w.created_at >= $2 AND w.created_at < $3
+       AND ($4::uuid IS NULL OR g.integration_id = $4)
+    UNION ALL
+    SELECT e.created_at,
+           CASE WHEN jsonb_typeof(e.meta->'rank') = 'number' AND (e.meta->>'rank')::numeric BETWEEN 0 AND 10000
+                THEN (e.meta->>'rank')::numeric::int END
+      FROM integration_events e
+     WHERE e.organisation_id = $1 AND e.event_type = 'click' AND e.created_at >= $2 AND e.created_at < $3
+       AND ($4::uuid IS NULL OR e.integration_id = $4)`;
+
+  /** Thumbs up and down from widgets and from the API, with the answer they name (when they name one). */
+  const FEEDBACK = `
+    SELECT w.name AS kind, w.answer_id, w.created_at FROM widget_events w JOIN widgets g ON g.id = w.widget_id
+     WHERE w.organisation_id = $1 AND w.name IN ('thumbs_up', 'thumbs_down') AND w.created_at >= $2 AND w.created_at < $3
+       AND ($4::uuid IS NULL OR g.integration_id = $4)
+    UNION ALL
+    SELECT e.event_type, coalesce(e.meta->>'message_id', e.meta->>'answer_id'), e.created_at FROM integration_events e
+     WHERE e.organisation_id = $1 AND e.event_type IN ('thumbs_up', 'thumbs_down') AND e.created_at >= $2 AND e.created_at < $3
+       AND ($4::uuid IS NULL OR e.integration_id = $4)`;
+
+  /** An answer id as a uuid (null for anything else, which no stored message has). */
+  const UUID = (column: string) => `CASE WHEN ${column} ~ '^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$' THEN ${column}::uuid END`;
+
+  return {
+    async activity(w, interval) {
+      return db.query(
+        `WITH buckets AS (
+           SELECT generate_series(date_trunc($5, $2::timestamptz AT TIME ZONE 'UTC'),
+                                  ($3::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC',
+                                  ('1 ' || $5)::interval) AS period
+         ), searches AS (
+           SELECT date_trunc($5, created_at AT TIME ZONE 'UTC') AS period, count(*) AS searches,
+                  count(*) FILTER (WHERE result_count = 0) AS no_results
+             FROM search_log
+            WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)
+            GROUP BY 1
+         ), clicks AS (
+           SELECT date_trunc($5, created_at AT TIME ZONE 'UTC') AS period, count(*) AS clicks FROM (${CLICKS}) x GROUP BY 1
+         ), answers AS (
+           SELECT date_trunc($5, m.created_at AT TIME ZONE 'UTC') AS period, count(*) AS chat_answers
+             FROM conversation_messages m JOIN conversations c ON c.id = m.conversation_id
+            WHERE c.organisation_id = $1 AND ($4::uuid IS NULL OR c.integration_id = $4) AND c.updated_at >= $2
+              AND m.role = 'assistant' AND m.created_at >= $2 AND m.created_at < $3
+            GROUP BY 1
+         )
+         SELECT to_char(b.period, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS period,
+                coalesce(s.searches, 0)::int AS searches, coalesce(s.no_results, 0)::int AS no_results,
+                coalesce(k.clicks, 0)::int AS clicks, coalesce(a.chat_answers, 0)::int AS chat_answers
+           FROM buckets b
+           LEFT JOIN searches s ON s.period = b.period
+           LEFT JOIN clicks k ON k.period = b.period
+           LEFT JOIN answers a ON a.period = b.period
+          ORDER BY b.period`,
+        [...window(w), interval],
+      );
+    },
+
+    async queries(w, kind, limit) {
+      const only = kind === 'no_results' ? 'AND result_count = 0' : kind === 'low_similarity' ? 'AND result_count > 0 AND top_score < $6' : '';
+      return db.query(
+        `SELECT lower(btrim(query)) AS query, count(*)::int AS searches,
+                round(avg(result_count)::numeric, 1)::float8 AS avg_results,
+                round(avg(top_score)::numeric, 3)::float8 AS avg_top_score,
+                ${iso('max(created_at)', 'last_searched_at')}
+           FROM search_log
+          WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4) ${only}
+          GROUP BY 1 ORDER BY count(*) DESC, max(created_at) DESC, 1 LIMIT $5`,
+        [...window(w), limit, ...(kind === 'low_similarity' ? [LOW_SIMILARITY] : [])],
+      );
+    },
+
+    async clicks(w) {
+      const [totals] = await db.query<{ searches: number; clicks: number }>(
+        `SELECT (SELECT count(*)::int FROM search_log
+                  WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)) AS searches,
+                (SELECT count(*)::int FROM (${CLICKS}) x) AS clicks`,
+        window(w),
+      );
+      const positions = await db.query<{ rank: number | null; clicks: number }>(
+        `SELECT rank, count(*)::int AS clicks FROM (${CLICKS}) x GROUP BY rank ORDER BY rank NULLS LAST`,
+        window(w),
+      );
+      return { searches: totals!.searches, clicks: totals!.clicks, positions };
+    },
+
+    async feedback(w, limit) {
+      const [totals] = await db.query<{ thumbs_up: number; thumbs_down: number }>(
+        `SELECT count(*) FILTER (WHERE kind = 'thumbs_up')::int AS thumbs_up, count(*) FILTER (WHERE kind = 'thumbs_down')::int AS thumbs_down
+           FROM (${FEEDBACK}) f`,
+        window(w),
+      );
+      // An answer is shown only when it is a message of this organisation's conversations:
+      // the answer id comes from the visitor's browser and may name anything.
+      const answers = await db.query<AnswerFeedback>(
+        `WITH f AS (${FEEDBACK}),
+         by_answer AS (
+           SELECT answer_id, count(*) FILTER (WHERE kind = 'thumbs_up')::int AS thumbs_up,
+                  count(*) FILTER (WHERE kind = 'thumbs_down')::int AS thumbs_down, max(created_at) AS last_at
+             FROM f WHERE answer_id IS NOT NULL GROUP BY answer_id
+         )
+         SELECT a.answer_id, a.thumbs_up, a.thumbs_down, ${iso('a.last_at', 'last_feedback_at')},
+                c.id::text AS conversation_id, m.content AS answer,
+                (SELECT u.content FROM conversation_messages u
+                  WHERE u.conversation_id = m.conversation_id AND u.seq < m.seq AND u.role = 'user' ORDER BY u.seq DESC LIMIT 1) AS question
+           FROM by_answer a
+           LEFT JOIN conversation_messages m ON m.id = ${UUID('a.answer_id')}
+             AND EXISTS (SELECT 1 FROM conversations o WHERE o.id = m.conversation_id AND o.organisation_id = $1)
+           LEFT JOIN conversations c ON c.id = m.conversation_id
+          ORDER BY a.thumbs_down DESC, a.thumbs_up DESC, a.last_at DESC, a.answer_id LIMIT $5`,
+        [...window(w), limit],
+      );
+      return { ...totals!, answers };
+    },
+
+    async unanswered(w, limit) {
+      return db.query(
+        `SELECT m.id::text AS answer_id, c.id::text AS conversation_id, m.content AS answer,
+                (SELECT u.content FROM conversation_messages u
+                  WHERE u.conversation_id = m.conversation_id AND u.seq < m.seq AND u.role = 'user' ORDER BY u.seq DESC LIMIT 1) AS question,
+                ${iso('m.created_at', 'created_at')}
+           FROM conversations c JOIN conversation_messages m ON m.conversation_id = c.id
+          WHERE c.organisation_id = $1 AND ($4::uuid IS NULL OR c.integration_id = $4) AND c.updated_at >= $2
+            AND m.role = 'assistant' AND m.citations = '[]'::jsonb AND m.created_at >= $2 AND m.created_at < $3
+          ORDER BY m.created_at DESC, m.seq DESC LIMIT $5`,
+        [...window(w), limit],
+      );
+    },
+
+    async conversations(w, { page, perPage }) {
+      const where = 'c.organisation_id = $1 AND c.created_at >= $2 AND c.created_at < $3 AND ($4::uuid IS NULL OR c.integration_id = $4)';
+      const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM conversations c WHERE ${where}`, window(w));
+      const items = await db.query<ConversationListItem>(
+        `SELECT c.id::text AS id, c.integration_id::text AS integration_id, c.widget_id, c.visitor_id, c.title,
+                (SELECT count(*)::int FROM conversation_messages m WHERE m.conversation_id = c.id) AS message_count,
+                ${iso('c.created_at', 'created_at')}, ${iso('c.updated_at', 'updated_at')}
+           FROM conversations c WHERE ${where} ORDER BY c.created_at DESC, c.id LIMIT $5 OFFSET $6`,
+        [...window(w), perPage, (page - 1) * perPage],
+      );
+      return { items, total: count!.total, page, perPage };
+    },
+
+    async conversation(scope, id) {
+      const [conversation] = await db.query<Omit<ConversationTranscript, 'messages'>>(
+        `SELECT c.id::text AS id, c.integration_id::text AS integration_id, c.widget_id, c.visitor_id, c.title,
+                ${iso('c.created_at', 'created_at')}, ${iso('c.updated_at', 'updated_at')}
+           FROM conversations c WHERE c.id = $1 AND c.organisation_id = $2`,
+        [id, scope.organisationId],
+      );
+      if (!conversation) return null;
+      // Feedback names an answer by its message id; only this organisation's events count.
+      const messages = await db.query<TranscriptMessage>(
+        `SELECT m.id::text AS id, m.role, m.content, m.citations, ${iso('m.created_at', 'created_at')},
+                (SELECT count(*)::int FROM widget_events w WHERE w.organisation_id = $2 AND w.answer_id = m.id::text AND w.name = 'thumbs_up')
+              + (SELECT count(*)::int FROM integration_events e WHERE e.integration_id = $3 AND e.event_type = 'thumbs_up'
+                   AND coalesce(e.meta->>'message_id', e.meta->>'answer_id') = m.id::text) AS thumbs_up,
+                (SELECT count(*)::int FROM widget_events w WHERE w.organisation_id = $2 AND w.answer_id = m.id::text AND w.name = 'thumbs_down')
+              + (SELECT count(*)::int FROM integration_events e WHERE e.integration_id = $3 AND e.event_type = 'thumbs_down'
+                   AND coalesce(e.meta->>'message_id', e.meta->>'answer_id') = m.id::text) AS thumbs_down
+           FROM conversation_messages m WHERE m.conversation_id = $1 ORDER BY m.seq`,
+        [id, scope.organisationId, conversation.integration_id],
+      );
+      return { ...conversation, messages };
+    },
+  };
+}
