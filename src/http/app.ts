@@ -41,6 +41,7 @@ import { pageRoutes } from './routes/pages.js';
 import { searchRoutes } from './routes/search.js';
 import { usageRoutes } from './routes/usage.js';
 import { analyticsRoutes } from './routes/analytics.js';
+import { consoleRoutes } from './routes/console.js';
 import { widgetApiRoutes, widgetPublicRoutes } from './routes/widgetApi.js';
 import { widgetRoutes } from './routes/widgets.js';
 import { widgetScriptRoutes } from './routes/widgetScripts.js';
@@ -148,6 +149,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(healthRoutes);
   await app.register(widgetScriptRoutes);
   await app.register(demoRoutes);
+  await app.register(consoleRoutes);
   await app.register(
     async (api) => {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,0 +1,95 @@
+import { useState } from 'preact/hooks';
+import { call, type Paged } from './api.js';
+import { Empty, Pager, Show, useLoad, when } from './ui.js';
+
+interface Conversation { id: string; integration_id: string; widget_id: string | null; visitor_id: string | null; title: string; message_count: number; created_at: string }
+interface Transcript {
+  id: string;
+  title: string;
+  visitor_id: string | null;
+  created_at: string;
+  messages: { id: string; role: 'user' | 'assistant'; content: string; citations: { ref?: number; title?: string; url?: string }[]; created_at: string; thumbs_up: number; thumbs_down: number }[];
+}
+
+/** Chat conversations of the last 90 days, newest first. */
+export function Conversations({ token }: { token: string }) {
+  const [page, setPage] = useState(1);
+  const from = new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 10);
+  const list = useLoad(() => call<Paged<Conversation>>(token, 'GET', `/analytics/conversations?from=${from}&page=${page}&per_page=25`), [token, page]);
+  return (
+    <section aria-labelledby="conversations-title">
+      <header class="page-head">
+        <h1 id="conversations-title">Conversations</h1>
+      </header>
+      <Show loaded={list}>
+        {(l) =>
+          l.data.length === 0 ? (
+            <Empty title="No conversations in the last 90 days">Conversations appear here when visitors use a chat widget or your code calls the chat API.</Empty>
+          ) : (
+            <div class="card">
+              <table>
+                <thead>
+                  <tr><th>First question</th><th>Visitor</th><th class="num">Messages</th><th>Started</th></tr>
+                </thead>
+                <tbody>
+                  {l.data.map((c) => (
+                    <tr key={c.id}>
+                      <td class="clip"><a href={`#/conversations/${c.id}`}>{c.title}</a></td>
+                      <td>{c.visitor_id ?? <span class="muted">anonymous</span>}</td>
+                      <td class="num">{c.message_count}</td>
+                      <td>{when(c.created_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager page={l.meta.current_page} last={l.meta.last_page} onPage={setPage} />
+            </div>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+/** One conversation as the visitor saw it, with the sources each answer cited and its feedback. */
+export function ConversationView({ token, id }: { token: string; id: string }) {
+  const transcript = useLoad(() => call<{ data: Transcript }>(token, 'GET', `/analytics/conversations/${encodeURIComponent(id)}`).then((r) => r.data), [token, id]);
+  return (
+    <section aria-labelledby="transcript-title">
+      <header class="page-head">
+        <h1 id="transcript-title">Conversation</h1>
+        <a href="#/conversations">All conversations</a>
+      </header>
+      <Show loaded={transcript}>
+        {(t) => (
+          <div class="card transcript">
+            <p class="muted">
+              Started {when(t.created_at)} · {t.visitor_id ? `visitor ${t.visitor_id}` : 'anonymous visitor'}
+            </p>
+            <ol>
+              {t.messages.map((m) => (
+                <li key={m.id} class={`message ${m.role}`} data-role={m.role}>
+                  <span class="who">{m.role === 'user' ? 'Visitor' : 'Lore'}</span>
+                  <p class="content">{m.content}</p>
+                  {m.citations.length > 0 && (
+                    <ul class="sources" aria-label="Sources cited">
+                      {m.citations.map((c, i) => (
+                        <li key={i}>{c.url && /^https?:\/\//i.test(c.url) ? <a href={c.url} target="_blank" rel="noopener noreferrer">{c.title ?? c.url}</a> : c.title}</li>
+                      ))}
+                    </ul>
+                  )}
+                  {m.role === 'assistant' && m.citations.length === 0 && <p class="muted">Nothing relevant was found for this answer.</p>}
+                  {m.thumbs_up + m.thumbs_down > 0 && (
+                    <p class="feedback">
+                      Helpful: {m.thumbs_up} · Not helpful: {m.thumbs_down}
+                    </p>
+                  )}
+                </li>
+              ))}
+            </ol>
+          </div>
+        )}
+      </Show>
+    </section>
+  );
+}

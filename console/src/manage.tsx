@@ -1,0 +1,412 @@
+import { useState } from 'preact/hooks';
+import { call, type Paged } from './api.js';
+import { Empty, ErrorNote, number, Pager, Show, useAction, useLoad, when } from './ui.js';
+
+interface Collection { id: string; name: string; created_at: string }
+interface Entry { id: string; title: string | null; raw_text: string; source_type: string | null; source_id: string | null; source_url: string | null; updated_at: string }
+interface Integration { id: string; name: string; type: string; collection_ids: string[] }
+interface Widget { id: string; key: string; type: 'search' | 'chat'; name: string; integration_id: string; websites: string[] }
+interface ApiKey { id: string; name: string; permissions: string[]; source_ids: string[] | null; created_at: string }
+interface Usage { answer_credits: number | null; usage_quota: number | null; period: string; requests: number; answers: number }
+interface Organisation { id: number; name: string; created_at: string }
+
+const PERMISSIONS = ['pages.read', 'pages.write', 'search', 'chat', 'summarize'] as const;
+
+/** Collections, with a form to create one. */
+export function Collections({ token }: { token: string }) {
+  const list = useLoad(() => call<Paged<Collection>>(token, 'GET', '/collections?per_page=100'), [token]);
+  const [name, setName] = useState('');
+  const create = useAction();
+  return (
+    <section aria-labelledby="collections-title">
+      <header class="page-head">
+        <h1 id="collections-title">Collections</h1>
+      </header>
+      <form
+        class="inline-form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (await create.run(() => call(token, 'POST', '/collections', { name }))) {
+            setName('');
+            list.reload();
+          }
+        }}
+      >
+        <label>
+          New collection <input value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} required maxLength={255} placeholder="Product docs" />
+        </label>
+        <button type="submit" disabled={create.busy}>Create</button>
+      </form>
+      <ErrorNote error={create.error} />
+      <Show loaded={list}>
+        {(l) =>
+          l.data.length === 0 ? (
+            <Empty title="No collections yet">
+              A collection holds your content. Create one above, then add entries with the API, <code>lore import ./docs</code> or <code>lore crawl https://your.site/</code>.
+            </Empty>
+          ) : (
+            <div class="card">
+              <table>
+                <thead>
+                  <tr><th>Name</th><th>Created</th></tr>
+                </thead>
+                <tbody>
+                  {l.data.map((c) => (
+                    <tr key={c.id}>
+                      <td><a href={`#/collections/${c.id}`}>{c.name}</a></td>
+                      <td>{when(c.created_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+/** A collection's entries: paged, filtered by source type, opened to read, edit or delete. */
+export function Entries({ token, collection }: { token: string; collection: string }) {
+  const [page, setPage] = useState(1);
+  const [open, setOpen] = useState<Entry | null>(null);
+  const base = `/collections/${encodeURIComponent(collection)}`;
+  const list = useLoad(() => call<Paged<Entry>>(token, 'GET', `${base}/entries?page=${page}&per_page=25`), [token, collection, page]);
+  const info = useLoad(() => call<Paged<Collection>>(token, 'GET', '/collections?per_page=100').then((r) => r.data.find((c) => c.id === collection) ?? null), [token, collection]);
+  return (
+    <section aria-labelledby="entries-title">
+      <header class="page-head">
+        <h1 id="entries-title">{info.data?.name ?? 'Collection'}</h1>
+        <a href="#/collections">All collections</a>
+      </header>
+      <Show loaded={list}>
+        {(l) =>
+          l.data.length === 0 ? (
+            <Empty title="This collection is empty">
+              Add entries with <code>POST /api/v1{base}/entries</code>, or import a folder: <code>lore import ./docs --collection {collection}</code>.
+            </Empty>
+          ) : (
+            <div class="card">
+              <p class="muted">{number(l.meta.total)} entries</p>
+              <table>
+                <thead>
+                  <tr><th>Title</th><th>Source</th><th>Updated</th></tr>
+                </thead>
+                <tbody>
+                  {l.data.map((e) => (
+                    <tr key={e.id}>
+                      <td class="clip">
+                        <button type="button" class="link" onClick={() => setOpen(e)}>{e.title || e.raw_text.slice(0, 60)}</button>
+                      </td>
+                      <td class="clip">{e.source_id ?? '—'}</td>
+                      <td>{when(e.updated_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager page={l.meta.current_page} last={l.meta.last_page} onPage={setPage} />
+            </div>
+          )
+        }
+      </Show>
+      {open && (
+        <EntryEditor
+          token={token}
+          path={`${base}/entries/${open.id}`}
+          entry={open}
+          onClose={(changed) => {
+            setOpen(null);
+            if (changed) list.reload();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function EntryEditor({ token, path, entry, onClose }: { token: string; path: string; entry: Entry; onClose: (changed: boolean) => void }) {
+  const [title, setTitle] = useState(entry.title ?? '');
+  const [text, setText] = useState(entry.raw_text);
+  const action = useAction();
+  return (
+    <div class="card editor" role="dialog" aria-labelledby="editor-title">
+      <h2 id="editor-title">Entry</h2>
+      {entry.source_url && /^https?:\/\//i.test(entry.source_url) && (
+        <p>
+          <a href={entry.source_url} target="_blank" rel="noopener noreferrer">{entry.source_url}</a>
+        </p>
+      )}
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (await action.run(() => call(token, 'PATCH', path, { title, raw_text: text }))) onClose(true);
+        }}
+      >
+        <label class="block">
+          Title <input value={title} maxLength={1000} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="block">
+          Text <textarea rows={12} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} required />
+        </label>
+        <ErrorNote error={action.error} />
+        <div class="actions">
+          <button type="submit" disabled={action.busy}>Save</button>
+          <button type="button" onClick={() => onClose(false)}>Close</button>
+          <button
+            type="button"
+            class="danger"
+            disabled={action.busy}
+            onClick={async () => {
+              if (confirm('Delete this entry? It leaves search and answers at once.') && (await action.run(() => call(token, 'DELETE', path)))) onClose(true);
+            }}
+          >
+            Delete
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+/** Integrations and the widgets over them, with the snippet to embed each. */
+export function Widgets({ token }: { token: string }) {
+  const data = useLoad(async () => {
+    const [integrations, widgets] = await Promise.all([
+      call<Paged<Integration>>(token, 'GET', '/integrations?per_page=100'),
+      call<Paged<Widget>>(token, 'GET', '/widgets?per_page=100'),
+    ]);
+    return { integrations: integrations.data, widgets: widgets.data };
+  }, [token]);
+  const rotate = useAction();
+  const [secret, setSecret] = useState<{ widget: string; key: string } | null>(null);
+  const origin = location.origin;
+  return (
+    <section aria-labelledby="widgets-title">
+      <header class="page-head">
+        <h1 id="widgets-title">Integrations and widgets</h1>
+      </header>
+      <ErrorNote error={rotate.error} />
+      <Show loaded={data}>
+        {(d) =>
+          d.integrations.length === 0 ? (
+            <Empty title="No integrations yet">
+              An integration serves search, summaries and chat over your collections; a widget puts it on your site. Create one with <code>POST /api/v1/integrations</code>, then a widget with <code>POST /api/v1/widgets</code>.
+            </Empty>
+          ) : (
+            d.integrations.map((i) => (
+              <div class="card" key={i.id}>
+                <div class="card-head">
+                  <h2>{i.name}</h2>
+                  <span class="badge">{i.type.replace('_', ' ')}</span>
+                </div>
+                <p class="muted">
+                  {i.collection_ids.length} collection{i.collection_ids.length === 1 ? '' : 's'} · <code>{i.id}</code>
+                </p>
+                {d.widgets.filter((w) => w.integration_id === i.id).length === 0 && <p class="muted">No widget over this integration yet.</p>}
+                {d.widgets
+                  .filter((w) => w.integration_id === i.id)
+                  .map((w) => (
+                    <div class="widget" key={w.id}>
+                      <h3>
+                        {w.name} <span class="badge">{w.type}</span>
+                      </h3>
+                      <p class="muted">Websites: {w.websites.length ? w.websites.join(', ') : 'none yet: the widget answers no page until you add its domain'}</p>
+                      <label class="block">
+                        Embed snippet
+                        <textarea readOnly rows={2} onFocus={(e) => (e.target as HTMLTextAreaElement).select()}>
+                          {`<script src="${origin}/widget/v1/service.js" data-${w.type}="${w.key}" defer></script>`}
+                        </textarea>
+                      </label>
+                      <div class="actions">
+                        <button
+                          type="button"
+                          onClick={async () => {
+                            if (!confirm('Issue a new secret key? The old one stops working at once.')) return;
+                            await rotate.run(async () => setSecret({ widget: w.id, key: (await call<{ secret_key: string }>(token, 'POST', `/widgets/${w.id}/rotate-secret`)).secret_key }));
+                          }}
+                        >
+                          Rotate secret key
+                        </button>
+                      </div>
+                      {secret?.widget === w.id && (
+                        <p class="notice" role="status">
+                          New secret key (shown once): <code>{secret.key}</code>
+                        </p>
+                      )}
+                    </div>
+                  ))}
+              </div>
+            ))
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+/** Organisation API keys: create (shown once), list, revoke. */
+export function ApiKeys({ token }: { token: string }) {
+  const list = useLoad(() => call<Paged<ApiKey>>(token, 'GET', '/api-keys?per_page=100'), [token]);
+  const [name, setName] = useState('');
+  const [permissions, setPermissions] = useState<string[]>(['pages.read', 'pages.write']);
+  const [created, setCreated] = useState<string | null>(null);
+  const action = useAction();
+  return (
+    <section aria-labelledby="keys-title">
+      <header class="page-head">
+        <h1 id="keys-title">API keys</h1>
+      </header>
+      <form
+        class="card"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const ok = await action.run(async () => setCreated((await call<{ key: string }>(token, 'POST', '/api-keys', { name, permissions })).key));
+          if (ok) {
+            setName('');
+            list.reload();
+          }
+        }}
+      >
+        <h2>New key</h2>
+        <label class="block">
+          Name <input value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} required maxLength={255} placeholder="CMS sync" />
+        </label>
+        <fieldset>
+          <legend>Permissions</legend>
+          {PERMISSIONS.map((p) => (
+            <label key={p} class="check">
+              <input
+                type="checkbox"
+                checked={permissions.includes(p)}
+                onChange={(e) => setPermissions((e.target as HTMLInputElement).checked ? [...permissions, p] : permissions.filter((x) => x !== p))}
+              />
+              {p}
+            </label>
+          ))}
+        </fieldset>
+        <ErrorNote error={action.error} />
+        <button type="submit" disabled={action.busy || permissions.length === 0}>Create key</button>
+        {created && (
+          <p class="notice" role="status">
+            The new key (shown once, only its hash is kept): <code data-testid="new-key">{created}</code>
+          </p>
+        )}
+      </form>
+      <Show loaded={list}>
+        {(l) =>
+          l.data.length === 0 ? (
+            <Empty title="No API keys">A key lets a server (a CMS, a build step) keep pages up to date without your organisation's token.</Empty>
+          ) : (
+            <div class="card">
+              <table>
+                <thead>
+                  <tr><th>Name</th><th>Permissions</th><th>Created</th><th /></tr>
+                </thead>
+                <tbody>
+                  {l.data.map((k) => (
+                    <tr key={k.id}>
+                      <td>{k.name}</td>
+                      <td>{k.permissions.join(', ')}</td>
+                      <td>{when(k.created_at)}</td>
+                      <td>
+                        <button
+                          type="button"
+                          class="danger"
+                          onClick={async () => {
+                            if (confirm(`Revoke ${k.name}? Servers using it are refused at once.`) && (await action.run(() => call(token, 'DELETE', `/api-keys/${encodeURIComponent(k.id)}`)))) list.reload();
+                          }}
+                        >
+                          Revoke
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+/** This month's requests and answers, credits and quota. */
+export function UsageView({ token }: { token: string }) {
+  const usage = useLoad(() => call<{ data: Usage }>(token, 'GET', '/usage').then((r) => r.data), [token]);
+  return (
+    <section aria-labelledby="usage-title">
+      <header class="page-head">
+        <h1 id="usage-title">Usage</h1>
+      </header>
+      <Show loaded={usage}>
+        {(u) => (
+          <div class="tiles">
+            <div class="tile"><span class="tile-label">Requests in {u.period}</span><span class="tile-value">{number(u.requests)}{u.usage_quota !== null && ` / ${number(u.usage_quota)}`}</span></div>
+            <div class="tile"><span class="tile-label">Answers in {u.period}</span><span class="tile-value">{number(u.answers)}</span></div>
+            <div class="tile"><span class="tile-label">Answer credits left</span><span class="tile-value">{u.answer_credits === null ? 'unlimited' : number(u.answer_credits)}</span></div>
+          </div>
+        )}
+      </Show>
+    </section>
+  );
+}
+
+/** The master key's view: every organisation, and a form to create one (its token shown once). */
+export function Organisations({ token }: { token: string }) {
+  const [page, setPage] = useState(1);
+  const list = useLoad(() => call<Paged<Organisation>>(token, 'GET', `/admin/organisations?page=${page}&per_page=25`), [token, page]);
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<string | null>(null);
+  const action = useAction();
+  return (
+    <section aria-labelledby="orgs-title">
+      <header class="page-head">
+        <h1 id="orgs-title">Organisations</h1>
+      </header>
+      <form
+        class="inline-form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (await action.run(async () => setCreated((await call<{ token: string }>(token, 'POST', '/admin/organisations', { name })).token))) {
+            setName('');
+            list.reload();
+          }
+        }}
+      >
+        <label>
+          New organisation <input value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} required maxLength={255} />
+        </label>
+        <button type="submit" disabled={action.busy}>Create</button>
+      </form>
+      <ErrorNote error={action.error} />
+      {created && (
+        <p class="notice" role="status">
+          Its API token (shown once): <code>{created}</code>. Sign in with it to manage the organisation.
+        </p>
+      )}
+      <Show loaded={list}>
+        {(l) => (
+          <div class="card">
+            <table>
+              <thead>
+                <tr><th>Name</th><th>Id</th><th>Created</th></tr>
+              </thead>
+              <tbody>
+                {l.data.map((o) => (
+                  <tr key={o.id}>
+                    <td>{o.name}</td>
+                    <td>{o.id}</td>
+                    <td>{when(o.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager page={l.meta.current_page} last={l.meta.last_page} onPage={setPage} />
+          </div>
+        )}
+      </Show>
+    </section>
+  );
+}

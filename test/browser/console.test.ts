@@ -1,0 +1,165 @@
+// The console (/console) in real Chromium against a real Lore: sign-in, analytics numbers
+// checked against the traffic the test made (searches, clicks → CTR, chat answers, thumbs),
+// the management pages' main actions end to end, another organisation seeing none of it,
+// the master key's organisations, and screenshots at 1280 and 375 px, light and dark, saved
+// to test-results/screenshots/ for review.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { MASTER_KEY } from '../helpers.js';
+import { browserSkip, TEST, eventually, launchBrowser, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
+
+const OUT = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
+const SEARCHES = ['reset password', 'reset password', 'invoices', 'export my data', 'zzqx wvut', 'enterprise plan single sign-on'];
+const CLICKS = [1, 1, 2];
+
+/** Signs in on the console page with `token`, by keyboard. */
+async function signIn(page: Page, token: string) {
+  await page.getByLabel('Token').fill(token);
+  await page.keyboard.press('Enter');
+  await page.locator('header.top').waitFor();
+}
+
+/** The browser logs refused API calls; the console's answers to them are what is checked. */
+const REFUSED = { allow: [/status of 40[14]/] };
+const tile = (page: Page, name: string) => page.getByTestId(`tile-${name}`).locator('.tile-value');
+
+describe('browser: the console', { skip: browserSkip }, () => {
+  let lore: Lore;
+  let browser: Browser;
+  let searchWidget: WidgetRef;
+  let conversation: string;
+  let collection: string;
+
+  before(async () => {
+    [lore, browser] = await Promise.all([startLore(), launchBrowser()]);
+    const { server, org, site } = lore;
+    searchWidget = await lore.widget('search');
+    for (const query of SEARCHES) {
+      const res = await server.call('GET', `/api/v1/integrations/${lore.searchBox}/search?query=${encodeURIComponent(query)}`, { token: org.token });
+      assert.equal(res.status, 200);
+    }
+    for (const rank of CLICKS) {
+      const res = await server.call('POST', `/api/v1/${searchWidget.key.replace('/', '/widgets/')}/events`, { body: { name: 'click', rank, url: `${site.origin}/docs/reset`, source: 'result' }, headers: { origin: site.origin } });
+      assert.equal(res.status, 200);
+    }
+    const chat = await server.call('POST', `/api/v1/integrations/${lore.chatbot}/chat`, { token: org.token, body: { message: 'How do I reset my password?', stream: false } });
+    assert.equal(chat.status, 200);
+    conversation = chat.body.conversation_id;
+    const [answer] = await server.container.db.query<{ id: string }>("SELECT id::text AS id FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'", [conversation]);
+    await server.call('POST', `/api/v1/integrations/${lore.chatbot}/events`, { token: org.token, body: { event_type: 'thumbs_down', meta: { message_id: answer!.id } } });
+    await server.container.searchLog.flush();
+    collection = (await server.call('GET', '/api/v1/collections', { token: org.token })).body.data[0].id;
+    mkdirSync(OUT, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await lore?.close();
+  });
+
+  it('signs in with an organisation token and shows the analytics of the traffic made', TEST, async () => {
+    await withPage(browser, `${lore.api}/console`, REFUSED, async ({ page }) => {
+      await page.getByLabel('Token').fill('lore_not_a_real_token');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'does not know this token' }).waitFor();
+
+      await signIn(page, lore.org.token);
+      await eventually(async () => assert.equal(await tile(page, 'searches').textContent(), String(SEARCHES.length)));
+      const ctr = ((CLICKS.length / SEARCHES.length) * 100).toFixed(1);
+      assert.equal(await tile(page, 'ctr').textContent(), `${ctr} %`);
+      assert.equal(await tile(page, 'answers').textContent(), '1');
+      assert.equal(await tile(page, 'feedback').textContent(), '0 / 1');
+      assert.ok(await page.locator('.chart canvas').count() > 0, 'the activity chart is drawn');
+      const top = page.locator('.card', { has: page.getByRole('heading', { name: 'Top queries' }) });
+      assert.deepEqual(await top.locator('tbody tr').first().locator('td').allTextContents().then((t) => t.slice(0, 2)), ['reset password', '2']);
+      const positions = page.getByRole('list', { name: 'Clicks by result position' }).locator('li');
+      assert.deepEqual(await positions.allTextContents(), ['#12', '#21']);
+
+      const download = page.waitForEvent('download');
+      await top.getByRole('button', { name: 'Export CSV' }).click();
+      assert.match((await download).suggestedFilename(), /^lore-queries-top-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
+
+      // The transcript behind the thumbs down.
+      await page.locator('.card', { has: page.getByRole('heading', { name: 'Feedback on answers' }) }).getByRole('link', { name: 'How do I reset my password?' }).click();
+      await page.locator('li.message[data-role="assistant"]').waitFor();
+      assert.match(await page.locator('li.message[data-role="assistant"] .feedback').textContent() ?? '', /Not helpful: 1/);
+      assert.ok(await page.locator('.sources a').count() > 0, 'the sources the answer cited');
+    });
+  });
+
+  it('edits and deletes an entry, and creates and revokes an API key', TEST, async () => {
+    await withPage(browser, `${lore.api}/console#/collections`, {}, async ({ page }) => {
+      await signIn(page, lore.org.token);
+      await page.getByRole('link', { name: 'Help center' }).click();
+      await page.getByText('5 entries').waitFor();
+      page.on('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Invoices and billing' }).click();
+      await page.getByLabel('Title').fill('Invoices, billing and payment');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('button', { name: 'Invoices, billing and payment' }).waitFor();
+      await page.getByRole('button', { name: 'API rate limits' }).click();
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.getByText('4 entries').waitFor();
+      const entries = (await lore.server.call('GET', `/api/v1/collections/${collection}/entries`, { token: lore.org.token })).body.data as { title: string }[];
+      assert.deepEqual(entries.map((e) => e.title).sort(), ['Enterprise plan', 'Export your data', 'Invoices, billing and payment', 'Reset your password']);
+
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await page.getByLabel('Name').fill('CMS sync');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const key = await page.getByTestId('new-key').textContent();
+      assert.match(key ?? '', /^lore_key_/);
+      const me = await lore.server.call('GET', '/api/v1/me', { token: key! });
+      assert.equal(me.status, 200, 'the key shown works');
+      await page.getByRole('row', { name: /CMS sync/ }).getByRole('button', { name: 'Revoke' }).click();
+      await page.getByText('No API keys').waitFor();
+      assert.equal((await lore.server.call('GET', '/api/v1/me', { token: key! })).status, 401, 'revoked');
+
+      await page.getByRole('link', { name: 'Widgets' }).click();
+      const snippet = await page.getByLabel('Embed snippet').inputValue();
+      assert.equal(snippet, `<script src="${lore.api}/widget/v1/service.js" data-search="${searchWidget.key}" defer></script>`);
+    });
+  });
+
+  it('shows another organisation nothing of this one', TEST, async () => {
+    const other = await lore.server.createOrg('Initech');
+    await withPage(browser, `${lore.api}/console`, REFUSED, async ({ page }) => {
+      await signIn(page, other.token);
+      // Its own empty console, then another organisation's conversation by its id.
+      await page.getByText('No visitor activity in this period yet').waitFor();
+      await page.goto(`${lore.api}/console#/conversations/${conversation}`);
+      await page.getByRole('alert').filter({ hasText: 'Conversation not found' }).waitFor();
+      await page.getByRole('link', { name: 'Collections' }).click();
+      await page.getByText('No collections yet').waitFor();
+      assert.doesNotMatch(await page.content(), /Help center|reset password/i);
+    });
+  });
+
+  it('lists organisations with the master key', TEST, async () => {
+    await withPage(browser, `${lore.api}/console`, REFUSED, async ({ page }) => {
+      await signIn(page, MASTER_KEY);
+      await page.getByRole('cell', { name: 'Acme' }).waitFor();
+      await page.getByLabel('New organisation').fill('Umbrella');
+      await page.getByRole('button', { name: 'Create' }).click();
+      await page.getByRole('status').filter({ hasText: 'shown once' }).waitFor();
+      await page.getByRole('cell', { name: 'Umbrella' }).waitFor();
+    });
+  });
+
+  it('fits 1280 and 375 px, light and dark (screenshots)', TEST, async () => {
+    for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['mobile', { width: 375, height: 800 }]] as const) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await withPage(browser, `${lore.api}/console`, { viewport, colorScheme }, async ({ page }) => {
+          await signIn(page, lore.org.token);
+          await page.locator('.chart canvas').first().waitFor();
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          assert.ok(overflow <= 0, `${name} ${colorScheme}: the page scrolls sideways by ${overflow} px`);
+          const path = `${OUT}console-overview-${name}-${colorScheme}.png`;
+          await page.screenshot({ path, fullPage: true });
+          console.log(`screenshot: ${path}`);
+        });
+      }
+    }
+  });
+});
