@@ -67,10 +67,10 @@ function SignIn({ onSession }: { onSession: (session: Session) => void }) {
   );
 }
 
-function Page({ session, hash }: { session: Session; hash: string }) {
+function Page({ session, hash, onSession }: { session: Session; hash: string; onSession: (session: Session) => void }) {
   const { token, role } = session;
   const [, first, second] = hash.slice(1).split('/');
-  if (role === 'master') return <Organisations token={token} />;
+  if (role === 'master') return <Organisations token={token} onOpen={(t) => { location.hash = '#/'; onSession({ token: t, role: 'organisation' }); }} />;
   switch (first) {
     case '':
     case undefined:
@@ -112,7 +112,7 @@ function App() {
         <button type="button" class="link signout" onClick={() => signIn(null)}>Sign out</button>
       </header>
       <main>
-        <Page session={session} hash={hash} />
+        <Page session={session} hash={hash} onSession={signIn} />
       </main>
     </>
   );

@@ -353,8 +353,11 @@ export function UsageView({ token }: { token: string }) {
   );
 }
 
-/** The master key's view: every organisation, and a form to create one (its token shown once). */
-export function Organisations({ token }: { token: string }) {
+/**
+ * The master key's view: every organisation, a form to create one (its token shown once), and
+ * a way into an organisation's console (the demo's, say) by issuing it a new API token.
+ */
+export function Organisations({ token, onOpen }: { token: string; onOpen: (organisationToken: string) => void }) {
   const [page, setPage] = useState(1);
   const list = useLoad(() => call<Paged<Organisation>>(token, 'GET', `/admin/organisations?page=${page}&per_page=25`), [token, page]);
   const [name, setName] = useState('');
@@ -391,7 +394,7 @@ export function Organisations({ token }: { token: string }) {
           <div class="card">
             <table>
               <thead>
-                <tr><th>Name</th><th>Id</th><th>Created</th></tr>
+                <tr><th>Name</th><th>Id</th><th>Created</th><th /></tr>
               </thead>
               <tbody>
                 {l.data.map((o) => (
@@ -399,6 +402,18 @@ export function Organisations({ token }: { token: string }) {
                     <td>{o.name}</td>
                     <td>{o.id}</td>
                     <td>{when(o.created_at)}</td>
+                    <td>
+                      <button
+                        type="button"
+                        class="link"
+                        onClick={async () => {
+                          if (!confirm(`Issue a new API token for ${o.name} and open its console? The token stays in this tab.`)) return;
+                          await action.run(async () => onOpen((await call<{ token: string }>(token, 'POST', `/admin/organisations/${o.id}/tokens`)).token));
+                        }}
+                      >
+                        Open its console
+                      </button>
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -144,6 +144,10 @@ describe('browser: the console', { skip: browserSkip }, () => {
       await page.getByRole('button', { name: 'Create' }).click();
       await page.getByRole('status').filter({ hasText: 'shown once' }).waitFor();
       await page.getByRole('cell', { name: 'Umbrella' }).waitFor();
+      // Into an organisation's console with a token issued for it.
+      page.on('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('row', { name: /Acme/ }).getByRole('button', { name: 'Open its console' }).click();
+      await eventually(async () => assert.equal(await tile(page, 'searches').textContent(), String(SEARCHES.length)));
     });
   });
 
