@@ -49,6 +49,9 @@ describe('detectLanguage', () => {
     assert.equal(detectLanguage('Wie viele Punkte hat die Verteidigung der Panthers abgegeben?'), 'de');
     assert.equal(detectLanguage('¿Cuántos puntos permitió la defensa?'), 'es');
     assert.equal(detectLanguage('黑豹队的防守丢了多少分？'), 'zh');
+    // Two English function words and no other language's: "how" alone was not enough.
+    assert.equal(detectLanguage("How long may an entry's raw_text be?"), 'en');
+    assert.equal(detectLanguage('Can it run offline?'), 'en');
   });
 
   it('says und when there is nothing to go on', () => {

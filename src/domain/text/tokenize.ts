@@ -473,7 +473,7 @@ export function termFrequencies(terms: readonly string[]): Map<string, number> {
 
 /** Function words, and question words so that short queries are recognised too. */
 const MARKERS: Readonly<Record<string, string>> = {
-  en: 'the of and to is are was were that for with from this which what who whom when where why how does did do not have has had been by on at its their they there many much after before during would could should into than up out about just also only more some such other those will can you we he she his her our your',
+  en: 'the of and to is are was were that for with from this which what who whom when where why how does did do not have has had been by on at its their they there many much after before during would could should into than up out about just also only more some such other those will can you we he she his her our your be an may might must it if my or any',
   de: 'der die das und ist nicht mit den als von zu ein eine einer einem einen eines auf für dem des sich auch im wie was wer wo wann welche welcher welches welchem welchen warum wurde wurden sind hat haben hatte hatten werden oder aus bei nach viele vielen seiner seine sein ihre ihr über zum zur durch gegen ob',
   es: 'el la los las y que del se por una con para es su al lo como más pero fue en qué cuál cuáles cuándo dónde quién quiénes cómo cuántos cuántas cuánto cuánta son ha sus entre también sobre desde hasta durante hay tiene tienen muy cuantos donde cuando quien',
   fr: 'le les et des est que pour dans qui par sur au aux pas une du ce sont il elle quel quelle quels quelles quand où comment combien pourquoi avec été cette ces ont leur mais',
