@@ -63,6 +63,20 @@ for (const backend of backends()) {
       assert.equal(res.body.summarisable, true);
     });
 
+    it('explains each hit’s similarity with explain=true: its lexical and vector signals and their weight', async () => {
+      const res = await search('query=how+do+I+reset+my+password&threshold=0&explain=true');
+      assert.equal(res.status, 200);
+      assert.ok(res.body.data.length > 1);
+      for (const hit of res.body.data) {
+        const { similarity, lexical, vector, bm25, cosine, lexical_weight } = hit.score_breakdown;
+        for (const signal of [lexical, vector]) assert.ok(signal >= 0 && signal <= 1, JSON.stringify(hit.score_breakdown));
+        assert.ok(bm25 >= 0 && cosine >= -1 && cosine <= 1);
+        assert.ok(Math.abs(lexical_weight * lexical + (1 - lexical_weight) * vector - similarity) < 0.002, JSON.stringify(hit.score_breakdown));
+      }
+      assert.ok(res.body.data[0].score_breakdown.bm25 > 0, 'the best hit shares words with the query');
+      assert.equal((await search('query=reset&explain=maybe')).status, 422);
+    });
+
     it('applies the threshold: nothing for an unrelated query, everything at 0', async () => {
       const unrelated = await search('query=banana+smoothie+recipe+with+mango');
       assert.equal(unrelated.status, 200);

@@ -17,13 +17,28 @@ export interface SearchParams {
   sorts: Sort[];
   page: number;
   perPage: number;
+  /** Also give each hit's signals (`score_breakdown.lexical`, `vector`, `bm25`, `cosine`): the console's playground. */
+  explain?: boolean;
 }
 
 export type SearchMode = 'hybrid' | 'lexical' | 'vector';
 
 export interface SearchHit extends Entry {
-  score_breakdown: { similarity: number; final_score: number };
+  score_breakdown: { similarity: number; final_score: number } & Partial<ScoreParts>;
   snippet: string;
+}
+
+/**
+ * Where a hit's similarity comes from (its best chunk): the calibrated BM25 (`lexical`) and
+ * cosine (`vector`) signals in [0, 1], their raw values, and the lexical signal's weight
+ * for the query's language: similarity = weight × lexical + (1 − weight) × vector.
+ */
+export interface ScoreParts {
+  lexical: number;
+  vector: number;
+  bm25: number;
+  cosine: number;
+  lexical_weight: number;
 }
 
 export interface SearchResult {
@@ -194,6 +209,8 @@ export interface SearchService {
 interface Ranking {
   ranked: Ranked[];
   terms: string[];
+  /** With `explain`: the signals of each ranked entry's chunk, by chunk id. */
+  parts: Map<number, ScoreParts> | null;
 }
 
 export function createSearchService(deps: {
@@ -281,11 +298,23 @@ export function createSearchService(deps: {
       .map((b) => ({ entryId: b.chunk.entryId, chunkId: b.chunk.chunkId, similarity: b.similarity, final: b.similarity, fields: NO_FIELDS }));
   }
 
+  /** The signals of each ranked hit's chunk (see ScoreParts), by chunk id. */
+  function explained(found: Awaited<ReturnType<typeof gather>>, ranked: readonly Ranked[]): Map<number, ScoreParts> {
+    const wanted = new Set(ranked.map((r) => r.chunkId));
+    const parts = new Map<number, ScoreParts>();
+    for (const chunk of found.chunks) {
+      if (!wanted.has(chunk.chunkId)) continue;
+      const [lexical, vector] = [lexicalSignal(chunk, found.ideal), vectorSignal(chunk, found.range)];
+      parts.set(chunk.chunkId, { lexical: round(lexical), vector: round(vector), bm25: round(chunk.bm25), cosine: round(chunk.cosine), lexical_weight: found.weight });
+    }
+    return parts;
+  }
+
   /** Candidates scored, fused, cut at the threshold and ordered (boosts and sorts applied). */
   async function rank(
     scope: Scope,
     collectionIds: readonly string[],
-    params: Pick<SearchParams, 'query' | 'threshold' | 'meta' | 'boosts' | 'sorts'>,
+    params: Pick<SearchParams, 'query' | 'threshold' | 'meta' | 'boosts' | 'sorts' | 'explain'>,
     mode: SearchMode,
     lap?: (stage: string) => void,
     extraChunkIds?: readonly number[],
@@ -300,11 +329,11 @@ export function createSearchService(deps: {
       if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
     }
     lap?.('rank');
-    return { ranked, terms: found.terms };
+    return { ranked, terms: found.terms, parts: params.explain ? explained(found, ranked) : null };
   }
 
   /** Full entries and best-chunk texts of `items`, in order; entries deleted meanwhile are left out. */
-  async function hydrate(scope: Scope, items: readonly Ranked[], terms: readonly string[]): Promise<Passage[]> {
+  async function hydrate(scope: Scope, items: readonly Ranked[], terms: readonly string[], parts: Map<number, ScoreParts> | null = null): Promise<Passage[]> {
     const found = new Map((await search.passages(scope, items)).map((p) => [p.entry.id, p]));
     return items
       .filter((r) => found.has(r.entryId))
@@ -314,7 +343,7 @@ export function createSearchService(deps: {
         return {
           text,
           headings: chunkHeadings,
-          hit: { ...entry, score_breakdown: { similarity: round(r.similarity), final_score: round(r.final) }, snippet: snippet(text, terms) },
+          hit: { ...entry, score_breakdown: { similarity: round(r.similarity), final_score: round(r.final), ...parts?.get(r.chunkId) }, snippet: snippet(text, terms) },
         };
       });
   }
@@ -326,9 +355,9 @@ export function createSearchService(deps: {
       const lap = stopwatch(timings);
       const integration = await integrations.getActive(scope, integrationId);
       lap('integration');
-      const { ranked, terms } = await rank(scope, integration.collection_ids, params, options.mode ?? 'hybrid', lap);
+      const { ranked, terms, parts } = await rank(scope, integration.collection_ids, params, options.mode ?? 'hybrid', lap);
       const pageItems = ranked.slice((params.page - 1) * params.perPage, params.page * params.perPage);
-      const hits = (await hydrate(scope, pageItems, terms)).map((p) => p.hit);
+      const hits = (await hydrate(scope, pageItems, terms, parts)).map((p) => p.hit);
       lap('hydrate');
       const top = ranked.reduce((max, r) => Math.max(max, r.similarity), 0);
       const result: SearchResult = {
@@ -417,10 +446,13 @@ function unknownTermsWeight(terms: readonly string[], idf: Map<string, number>):
   return Math.min(missing, Math.ceil(terms.length / 2)) * Math.max(...idf.values()) * 0.5;
 }
 
+/** A chunk's calibrated signals in [0, 1] (see CALIBRATION). */
+const vectorSignal = (chunk: ChunkScore, { cosFloor, cosCeil }: CosineRange) => clamp((chunk.cosine - cosFloor) / (cosCeil - cosFloor));
+const lexicalSignal = (chunk: ChunkScore, ideal: number) => (ideal > 0 ? clamp(chunk.bm25 / ideal) : 0);
+
 function score(chunk: ChunkScore, ideal: number, mode: SearchMode, lexicalWeight: number, range: CosineRange): number {
-  const { cosFloor, cosCeil } = range;
-  const vector = clamp((chunk.cosine - cosFloor) / (cosCeil - cosFloor));
-  const lexical = ideal > 0 ? clamp(chunk.bm25 / ideal) : 0;
+  const vector = vectorSignal(chunk, range);
+  const lexical = lexicalSignal(chunk, ideal);
   if (mode === 'vector') return vector;
   if (mode === 'lexical') return lexical;
   return lexicalWeight * lexical + (1 - lexicalWeight) * vector;

@@ -28,9 +28,11 @@ export function parseSearchParams(raw: Record<string, unknown>): SearchParams {
     fail('sort', 'The sort field cannot be combined with boost.');
   }
 
+  if (raw.explain !== undefined && raw.explain !== 'true' && raw.explain !== 'false') fail('explain', 'The explain field must be true or false.');
+
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   const { page, perPage } = pageRequest(raw.page, raw.per_page, 50);
-  return { query, threshold, meta, boosts: boosts as Boost[], sorts: sorts as Sort[], page, perPage };
+  return { query, threshold, meta, boosts: boosts as Boost[], sorts: sorts as Sort[], page, perPage, explain: raw.explain === 'true' };
 }
 
 export type Fail = (field: string, message: string) => void;

@@ -11,7 +11,16 @@ const Params = Type.Object({ integration: Type.String({ maxLength: 64 }) });
 
 const SearchHit = Type.Object({
   ...Entry.properties,
-  score_breakdown: Type.Object({ similarity: Type.Number(), final_score: Type.Number() }),
+  score_breakdown: Type.Object({
+    similarity: Type.Number(),
+    final_score: Type.Number(),
+    // With explain=true: where the similarity comes from.
+    lexical: Type.Optional(Type.Number({ description: 'explain=true: calibrated BM25 of the best chunk, 0..1' })),
+    vector: Type.Optional(Type.Number({ description: 'explain=true: calibrated cosine of the best chunk, 0..1' })),
+    bm25: Type.Optional(Type.Number({ description: 'explain=true: raw BM25' })),
+    cosine: Type.Optional(Type.Number({ description: 'explain=true: raw cosine' })),
+    lexical_weight: Type.Optional(Type.Number({ description: 'explain=true: similarity = lexical_weight × lexical + (1 − lexical_weight) × vector' })),
+  }),
   snippet: Type.String({ description: 'Best passage, HTML-escaped, query terms in <mark>' }),
 });
 export const SearchResponse = Type.Object({ ...Paginated(SearchHit).properties, summarisable: Type.Boolean() });
@@ -43,7 +52,7 @@ export function searchRoutes(app: App): void {
       description:
         'Query parameters: query (required), threshold (0..1, default 0.4), meta[key]=v | meta[key][or][]=v | meta[key][and][]=v, ' +
         'boost[i][field|type|scale|target|strength] (≤ 3), sort[i][field|direction|type] (≤ 3; not with boost), page, per_page (≤ 50). ' +
-        'boost and sort also accept a JSON array string.',
+        'boost and sort also accept a JSON array string. explain=true adds each hit’s signals to score_breakdown.',
       params: Params,
       querystring: Type.Object({}, { additionalProperties: true }),
       response: { 200: SearchResponse, 403: Message, 503: Message, ...errorResponses },
