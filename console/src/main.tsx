@@ -10,11 +10,13 @@ import { identify, saveSession, savedSession, type Session } from './api.js';
 import { ConversationView, Conversations } from './conversations.js';
 import { ApiKeys, Collections, Entries, Organisations, UsageView, Widgets } from './manage.js';
 import { Overview } from './overview.js';
+import { Playground } from './playground.js';
 import { ErrorNote, messageOf } from './ui.js';
 
 const ORGANISATION_NAV = [
   ['#/', 'Analytics'],
   ['#/conversations', 'Conversations'],
+  ['#/playground', 'Playground'],
   ['#/collections', 'Collections'],
   ['#/widgets', 'Widgets'],
   ['#/keys', 'API keys'],
@@ -79,6 +81,8 @@ function Page({ session, hash, onSession }: { session: Session; hash: string; on
       return second ? <ConversationView token={token} id={decodeURIComponent(second)} /> : <Conversations token={token} />;
     case 'collections':
       return second ? <Entries token={token} collection={decodeURIComponent(second)} /> : <Collections token={token} />;
+    case 'playground':
+      return <Playground token={token} />;
     case 'widgets':
       return <Widgets token={token} />;
     case 'keys':
