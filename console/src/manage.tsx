@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
 import { call, type Paged } from './api.js';
 import { Empty, ErrorNote, number, Pager, Show, useAction, useLoad, when } from './ui.js';
+import { WidgetEditor, type EditableWidget } from './widgetEditor.js';
 
 interface Collection { id: string; name: string; created_at: string }
 interface Entry { id: string; title: string | null; raw_text: string; source_type: string | null; source_id: string | null; source_url: string | null; updated_at: string }
 interface Integration { id: string; name: string; type: string; collection_ids: string[] }
-interface Widget { id: string; key: string; type: 'search' | 'chat'; name: string; integration_id: string; websites: string[] }
+type Widget = EditableWidget & { integration_id: string };
 interface ApiKey { id: string; name: string; permissions: string[]; source_ids: string[] | null; created_at: string }
 interface Usage { answer_credits: number | null; usage_quota: number | null; period: string; requests: number; answers: number }
 interface Organisation { id: number; name: string; created_at: string }
@@ -180,6 +181,7 @@ export function Widgets({ token }: { token: string }) {
   }, [token]);
   const rotate = useAction();
   const [secret, setSecret] = useState<{ widget: string; key: string } | null>(null);
+  const [editing, setEditing] = useState<Widget | null>(null);
   const origin = location.origin;
   return (
     <section aria-labelledby="widgets-title">
@@ -187,6 +189,16 @@ export function Widgets({ token }: { token: string }) {
         <h1 id="widgets-title">Integrations and widgets</h1>
       </header>
       <ErrorNote error={rotate.error} />
+      {editing && (
+        <WidgetEditor
+          token={token}
+          widget={editing}
+          onClose={(saved) => {
+            setEditing(null);
+            if (saved) data.reload();
+          }}
+        />
+      )}
       <Show loaded={data}>
         {(d) =>
           d.integrations.length === 0 ? (
@@ -219,6 +231,7 @@ export function Widgets({ token }: { token: string }) {
                         </textarea>
                       </label>
                       <div class="actions">
+                        <button type="button" onClick={() => setEditing(w)}>Edit settings</button>
                         <button
                           type="button"
                           onClick={async () => {

@@ -122,6 +122,27 @@ describe('browser: the console', { skip: browserSkip }, () => {
     });
   });
 
+  it('edits a widget’s settings beside a live preview of the real widget', TEST, async () => {
+    await withPage(browser, `${lore.api}/console#/widgets`, {}, async ({ page }) => {
+      await signIn(page, lore.org.token);
+      await page.getByRole('button', { name: 'Edit settings' }).click();
+      const editor = page.getByRole('dialog', { name: /Settings of/ });
+      await editor.getByLabel('Variant').selectOption('inline');
+      await editor.getByLabel('Placeholder').fill('Search the help center');
+      // The real widget, inline in the preview, with the placeholder as typed (not yet saved).
+      const input = page.locator('#lore-preview input');
+      await eventually(async () => assert.equal(await input.getAttribute('placeholder'), 'Search the help center'));
+      await input.fill('reset password');
+      await page.locator('#lore-preview').getByText('Reset your password').first().waitFor();
+      await editor.getByRole('button', { name: 'Save' }).click();
+      await editor.waitFor({ state: 'detached' });
+      const stored = (await lore.server.call('GET', `/api/v1/widgets/${searchWidget.id}`, { token: lore.org.token })).body.data.config;
+      assert.deepEqual([stored.variant, stored.placeholder], ['inline', 'Search the help center']);
+      const keys = (await lore.server.call('GET', '/api/v1/api-keys', { token: lore.org.token })).body.data as { name: string; permissions: string[] }[];
+      assert.deepEqual(keys.filter((k) => k.name === 'Console preview').map((k) => k.permissions.sort()), [['chat', 'search', 'summarize']], 'the preview’s key, listed and revocable');
+    });
+  });
+
   it('searches in the playground with each hit’s lexical and vector parts, and shows the passages an answer was given', TEST, async () => {
     await withPage(browser, `${lore.api}/console#/playground`, {}, async ({ page }) => {
       await signIn(page, lore.org.token);
