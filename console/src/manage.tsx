@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, type Paged } from './api.js';
 import { Empty, ErrorNote, number, Pager, Show, useAction, useLoad, when } from './ui.js';
 import { WidgetEditor, type EditableWidget } from './widgetEditor.js';
+import { Crawlers } from './crawlers.js';
 
 interface Collection { id: string; name: string; created_at: string }
 interface Entry { id: string; title: string | null; raw_text: string; source_type: string | null; source_id: string | null; source_url: string | null; updated_at: string }
@@ -122,6 +123,7 @@ export function Entries({ token, collection }: { token: string; collection: stri
           }}
         />
       )}
+      <Crawlers token={token} collection={collection} />
     </section>
   );
 }

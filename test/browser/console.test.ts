@@ -122,6 +122,25 @@ describe('browser: the console', { skip: browserSkip }, () => {
     });
   });
 
+  it('adds a website crawler to a collection and shows its run’s report', TEST, async () => {
+    await withPage(browser, `${lore.api}/console#/collections/${collection}`, {}, async ({ page }) => {
+      await signIn(page, lore.org.token);
+      await page.getByLabel('Start URL').fill(`${lore.site.origin}/docs/limits`);
+      await page.getByLabel('Max pages').fill('5');
+      await page.getByRole('button', { name: 'Add crawler' }).click();
+      const crawler = page.getByTestId('crawler');
+      await crawler.waitFor();
+      assert.match(await crawler.textContent() ?? '', /Every 24 h/);
+      await lore.server.container.crawlerRunner.tick(); // the server's periodic look for due crawlers
+      await page.getByRole('button', { name: 'Run now' }).waitFor();
+      await eventually(async () => {
+        await page.reload();
+        await page.getByTestId('last-run').waitFor({ timeout: 2000 });
+      });
+      assert.match(await page.getByTestId('last-run').textContent() ?? '', /Last run .*: 1 page fetched — \d+ new/);
+    });
+  });
+
   it('edits a widget’s settings beside a live preview of the real widget', TEST, async () => {
     await withPage(browser, `${lore.api}/console#/widgets`, {}, async ({ page }) => {
       await signIn(page, lore.org.token);
