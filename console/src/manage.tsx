@@ -172,14 +172,92 @@ function EntryEditor({ token, path, entry, onClose }: { token: string; path: str
   );
 }
 
+/** A form creating an integration over some of the organisation's collections. */
+function NewIntegration({ token, collections, onCreated }: { token: string; collections: Collection[]; onCreated: () => void }) {
+  const [name, setName] = useState('');
+  const [type, setType] = useState('search_box');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const action = useAction();
+  return (
+    <form
+      class="card"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (await action.run(() => call(token, 'POST', '/integrations', { name, type, collection_ids: chosen }))) {
+          setName('');
+          onCreated();
+        }
+      }}
+    >
+      <h2>New integration</h2>
+      <div class="filters">
+        <label>
+          Name <input value={name} required maxLength={255} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          Type
+          <select value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
+            <option value="search_box">search box</option>
+            <option value="chatbot">chatbot</option>
+            <option value="custom">custom</option>
+          </select>
+        </label>
+      </div>
+      <fieldset>
+        <legend>Collections</legend>
+        {collections.length === 0 && <span class="muted">Create a collection first (Collections).</span>}
+        {collections.map((c) => (
+          <label key={c.id} class="check">
+            <input type="checkbox" checked={chosen.includes(c.id)} onChange={(e) => setChosen((e.target as HTMLInputElement).checked ? [...chosen, c.id] : chosen.filter((x) => x !== c.id))} />
+            {c.name}
+          </label>
+        ))}
+      </fieldset>
+      <ErrorNote error={action.error} />
+      <button type="submit" disabled={action.busy || chosen.length === 0}>Create integration</button>
+    </form>
+  );
+}
+
+/** A form adding a widget over an integration. */
+function NewWidget({ token, integration, onCreated }: { token: string; integration: Integration; onCreated: () => void }) {
+  const [type, setType] = useState(integration.type === 'chatbot' ? 'chat' : 'search');
+  const [websites, setWebsites] = useState('');
+  const action = useAction();
+  return (
+    <form
+      class="inline-form"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const body = { type, name: `${integration.name} ${type}`, integration_id: integration.id, websites: websites.split(/[\s,]+/).filter(Boolean) };
+        if (await action.run(() => call(token, 'POST', '/widgets', body))) onCreated();
+      }}
+    >
+      <label>
+        New widget
+        <select value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
+          <option value="search">search</option>
+          <option value="chat">chat</option>
+        </select>
+      </label>
+      <label>
+        on <input value={websites} placeholder="docs.example.com" onInput={(e) => setWebsites((e.target as HTMLInputElement).value)} />
+      </label>
+      <button type="submit" disabled={action.busy}>Add widget</button>
+      <ErrorNote error={action.error} />
+    </form>
+  );
+}
+
 /** Integrations and the widgets over them, with the snippet to embed each. */
 export function Widgets({ token }: { token: string }) {
   const data = useLoad(async () => {
-    const [integrations, widgets] = await Promise.all([
+    const [integrations, widgets, collections] = await Promise.all([
       call<Paged<Integration>>(token, 'GET', '/integrations?per_page=100'),
       call<Paged<Widget>>(token, 'GET', '/widgets?per_page=100'),
+      call<Paged<Collection>>(token, 'GET', '/collections?per_page=100'),
     ]);
-    return { integrations: integrations.data, widgets: widgets.data };
+    return { integrations: integrations.data, widgets: widgets.data, collections: collections.data };
   }, [token]);
   const rotate = useAction();
   const [secret, setSecret] = useState<{ widget: string; key: string } | null>(null);
@@ -202,13 +280,14 @@ export function Widgets({ token }: { token: string }) {
         />
       )}
       <Show loaded={data}>
-        {(d) =>
-          d.integrations.length === 0 ? (
+        {(d) => (
+          <>
+          {d.integrations.length === 0 && (
             <Empty title="No integrations yet">
-              An integration serves search, summaries and chat over your collections; a widget puts it on your site. Create one with <code>POST /api/v1/integrations</code>, then a widget with <code>POST /api/v1/widgets</code>.
+              An integration serves search, summaries and chat over your collections; a widget puts it on your site. Create one below, then add a widget to it.
             </Empty>
-          ) : (
-            d.integrations.map((i) => (
+          )}
+          {d.integrations.map((i) => (
               <div class="card" key={i.id}>
                 <div class="card-head">
                   <h2>{i.name}</h2>
@@ -251,10 +330,12 @@ export function Widgets({ token }: { token: string }) {
                       )}
                     </div>
                   ))}
+                <NewWidget token={token} integration={i} onCreated={data.reload} />
               </div>
-            ))
-          )
-        }
+            ))}
+          <NewIntegration token={token} collections={d.collections} onCreated={data.reload} />
+          </>
+        )}
       </Show>
     </section>
   );

@@ -194,6 +194,22 @@ describe('browser: the console', { skip: browserSkip }, () => {
       await page.getByRole('link', { name: 'Collections' }).click();
       await page.getByText('No collections yet').waitFor();
       assert.doesNotMatch(await page.content(), /Help center|reset password/i);
+
+      // A new organisation's first steps: a collection, an integration over it, a widget.
+      await page.getByLabel('New collection').fill('Initech docs');
+      await page.getByRole('button', { name: 'Create' }).click();
+      await page.getByRole('link', { name: 'Initech docs' }).waitFor();
+      await page.getByRole('link', { name: 'Widgets' }).click();
+      await page.getByText('No integrations yet').waitFor();
+      const form = page.locator('form', { has: page.getByRole('heading', { name: 'New integration' }) });
+      await form.getByLabel('Name').fill('Initech search');
+      await form.getByLabel('Initech docs').check();
+      await form.getByRole('button', { name: 'Create integration' }).click();
+      await page.getByRole('heading', { name: 'Initech search' }).waitFor();
+      await page.getByPlaceholder('docs.example.com').fill('docs.initech.example');
+      await page.getByRole('button', { name: 'Add widget' }).click();
+      assert.match(await page.getByLabel('Embed snippet').inputValue(), /data-search="org_\w+\/wgt_\w+"/);
+      assert.match(await page.locator('.widget').textContent() ?? '', /Websites: docs\.initech\.example/);
     });
   });
 
