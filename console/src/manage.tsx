@@ -344,8 +344,10 @@ export function Widgets({ token }: { token: string }) {
 /** Organisation API keys: create (shown once), list, revoke. */
 export function ApiKeys({ token }: { token: string }) {
   const list = useLoad(() => call<Paged<ApiKey>>(token, 'GET', '/api-keys?per_page=100'), [token]);
+  const collections = useLoad(() => call<Paged<Collection>>(token, 'GET', '/collections?per_page=100'), [token]);
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<string[]>(['pages.read', 'pages.write']);
+  const [sources, setSources] = useState<string[]>([]);
   const [created, setCreated] = useState<string | null>(null);
   const action = useAction();
   return (
@@ -357,7 +359,8 @@ export function ApiKeys({ token }: { token: string }) {
         class="card"
         onSubmit={async (e) => {
           e.preventDefault();
-          const ok = await action.run(async () => setCreated((await call<{ key: string }>(token, 'POST', '/api-keys', { name, permissions })).key));
+          const body = { name, permissions, source_ids: sources.length ? sources : null };
+          const ok = await action.run(async () => setCreated((await call<{ key: string }>(token, 'POST', '/api-keys', body)).key));
           if (ok) {
             setName('');
             list.reload();
@@ -381,6 +384,15 @@ export function ApiKeys({ token }: { token: string }) {
             </label>
           ))}
         </fieldset>
+        <fieldset>
+          <legend>Collections it may use (none ticked: all)</legend>
+          {(collections.data?.data ?? []).map((c) => (
+            <label key={c.id} class="check">
+              <input type="checkbox" checked={sources.includes(c.id)} onChange={(e) => setSources((e.target as HTMLInputElement).checked ? [...sources, c.id] : sources.filter((x) => x !== c.id))} />
+              {c.name}
+            </label>
+          ))}
+        </fieldset>
         <ErrorNote error={action.error} />
         <button type="submit" disabled={action.busy || permissions.length === 0}>Create key</button>
         {created && (
@@ -397,13 +409,14 @@ export function ApiKeys({ token }: { token: string }) {
             <div class="card">
               <table>
                 <thead>
-                  <tr><th>Name</th><th>Permissions</th><th>Created</th><th /></tr>
+                  <tr><th>Name</th><th>Permissions</th><th>Collections</th><th>Created</th><th /></tr>
                 </thead>
                 <tbody>
                   {l.data.map((k) => (
                     <tr key={k.id}>
                       <td>{k.name}</td>
                       <td>{k.permissions.join(', ')}</td>
+                      <td>{k.source_ids === null ? 'all' : k.source_ids.map((id) => collections.data?.data.find((c) => c.id === id)?.name ?? id).join(', ')}</td>
                       <td>{when(k.created_at)}</td>
                       <td>
                         <button

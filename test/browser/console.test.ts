@@ -107,11 +107,13 @@ describe('browser: the console', { skip: browserSkip }, () => {
 
       await page.getByRole('link', { name: 'API keys' }).click();
       await page.getByLabel('Name').fill('CMS sync');
+      await page.getByLabel('Help center').check();
       await page.getByRole('button', { name: 'Create key' }).click();
       const key = await page.getByTestId('new-key').textContent();
       assert.match(key ?? '', /^lore_key_/);
       const me = await lore.server.call('GET', '/api/v1/me', { token: key! });
       assert.equal(me.status, 200, 'the key shown works');
+      assert.match(await page.getByRole('row', { name: /CMS sync/ }).textContent() ?? '', /Help center/, 'limited to the collection ticked');
       await page.getByRole('row', { name: /CMS sync/ }).getByRole('button', { name: 'Revoke' }).click();
       await page.getByText('No API keys').waitFor();
       assert.equal((await lore.server.call('GET', '/api/v1/me', { token: key! })).status, 401, 'revoked');
