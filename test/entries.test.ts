@@ -257,6 +257,24 @@ for (const backend of backends()) {
       assert.equal((await server.call('GET', `/api/v1/collections/${fresh}/entries?fields=`, { token })).status, 422);
     });
 
+    it('finds entries by a text in their title, source_id or source_url, % and _ taken literally', async () => {
+      const fresh = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Findable' } })).body.data.id;
+      const entries = [
+        { raw_text: 'x', title: 'Reset your Password', source_type: 'doc', source_id: 'a' },
+        { raw_text: 'x', title: 'Billing', source_type: 'doc', source_id: 'password-policy' },
+        { raw_text: 'x', title: 'Export', source_type: 'web', source_id: 'c', source_url: 'https://docs.example.com/passwords' },
+        { raw_text: 'x', title: '100% uptime', source_type: 'web', source_id: 'd_e' },
+        { raw_text: 'x', title: 'Other', source_type: 'web', source_id: 'de' },
+      ];
+      await server.call('POST', `/api/v1/collections/${fresh}/entries/batch`, { token, body: { entries } });
+      const found = async (qs: string) => ((await server.call('GET', `/api/v1/collections/${fresh}/entries?${qs}`, { token })).body.data as { source_id: string }[]).map((e) => e.source_id);
+      assert.deepEqual(await found('search=PASSWORD'), ['a', 'password-policy', 'c']);
+      assert.deepEqual(await found('search=password&source_type=web&fields=source_id'), ['c']);
+      assert.deepEqual(await found('search=d_e'), ['d_e'], '_ is no wildcard');
+      assert.deepEqual(await found(`search=${encodeURIComponent('%')}`), ['d_e'], '% is no wildcard');
+      assert.equal((await server.call('GET', `/api/v1/collections/${fresh}/entries?search=`, { token })).status, 422);
+    });
+
     it('lists entries in the order they were written, batches included', async () => {
       const fresh = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Ordered' } })).body.data.id;
       const entries = Array.from({ length: 8 }, (_, i) => ({ raw_text: `Ordered ${i}`, source_type: 'o', source_id: `o${i}` }));

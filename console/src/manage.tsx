@@ -73,8 +73,11 @@ export function Collections({ token }: { token: string }) {
 export function Entries({ token, collection }: { token: string; collection: string }) {
   const [page, setPage] = useState(1);
   const [open, setOpen] = useState<Entry | null>(null);
+  const [typed, setTyped] = useState('');
+  const [search, setSearch] = useState('');
   const base = `/collections/${encodeURIComponent(collection)}`;
-  const list = useLoad(() => call<Paged<Entry>>(token, 'GET', `${base}/entries?page=${page}&per_page=25`), [token, collection, page]);
+  const query = `page=${page}&per_page=25${search ? `&search=${encodeURIComponent(search)}` : ''}`;
+  const list = useLoad(() => call<Paged<Entry>>(token, 'GET', `${base}/entries?${query}`), [token, collection, query]);
   const info = useLoad(() => call<Paged<Collection>>(token, 'GET', '/collections?per_page=100').then((r) => r.data.find((c) => c.id === collection) ?? null), [token, collection]);
   return (
     <section aria-labelledby="entries-title">
@@ -82,15 +85,31 @@ export function Entries({ token, collection }: { token: string; collection: stri
         <h1 id="entries-title">{info.data?.name ?? 'Collection'}</h1>
         <a href="#/collections">All collections</a>
       </header>
+      <form
+        class="inline-form"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPage(1);
+          setSearch(typed.trim());
+        }}
+      >
+        <label>
+          Find entries <input type="search" value={typed} maxLength={200} placeholder="title, source id or URL" onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />
+        </label>
+        <button type="submit">Find</button>
+      </form>
       <Show loaded={list}>
         {(l) =>
-          l.data.length === 0 ? (
+          l.data.length === 0 && search ? (
+            <Empty title={`No entry's title, source id or URL contains “${search}”`}>Search their text with the Playground.</Empty>
+          ) : l.data.length === 0 ? (
             <Empty title="This collection is empty">
               Add entries with <code>POST /api/v1{base}/entries</code>, or import a folder: <code>lore import ./docs --collection {collection}</code>.
             </Empty>
           ) : (
             <div class="card">
-              <p class="muted">{number(l.meta.total)} entries</p>
+              <p class="muted">{number(l.meta.total)} {l.meta.total === 1 ? 'entry' : 'entries'}</p>
               <table>
                 <thead>
                   <tr><th>Title</th><th>Source</th><th>Updated</th></tr>

@@ -4,7 +4,7 @@ import { isUuid } from './ids.js';
 import type { Ingestion } from './ingestion.js';
 import type { Entry, EntryField, EntryFields, JsonObject, Scope } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
-import { SourceConflictError, type CollectionRepository, type EntryRepository, type EntryWrite } from './ports.js';
+import { SourceConflictError, type CollectionRepository, type EntryFilter, type EntryRepository, type EntryWrite } from './ports.js';
 
 /** Size limits, also documented in the README and the OpenAPI schemas. */
 export const LIMITS = {
@@ -31,9 +31,9 @@ export interface EntryInput {
 
 export interface EntryService {
   /** The collection's entries in creation order; with `sourceType`, only those of that source_type. */
-  list(scope: Scope, collectionId: string, page: PageRequest, sourceType?: string): Promise<Page<Entry>>;
+  list(scope: Scope, collectionId: string, page: PageRequest, filter?: EntryFilter): Promise<Page<Entry>>;
   /** As `list`, with only `fields` of each entry (and `id`): a large collection listed without its texts. */
-  listFields(scope: Scope, collectionId: string, page: PageRequest, sourceType: string | undefined, fields: readonly EntryField[]): Promise<Page<Partial<Entry>>>;
+  listFields(scope: Scope, collectionId: string, page: PageRequest, filter: EntryFilter, fields: readonly EntryField[]): Promise<Page<Partial<Entry>>>;
   /** Creates an entry; 422 when its source pair is already used in the collection. */
   create(scope: Scope, collectionId: string, input: EntryInput): Promise<Entry>;
   /** Creates or replaces the entry with the same (source_type, source_id). */
@@ -73,14 +73,14 @@ export function createEntryService(deps: {
   }
 
   return {
-    async list(scope, collectionId, page, sourceType) {
+    async list(scope, collectionId, page, filter) {
       await requireCollection(scope, collectionId);
-      return entries.list(scope, collectionId, page, sourceType);
+      return entries.list(scope, collectionId, page, filter);
     },
 
-    async listFields(scope, collectionId, page, sourceType, fields) {
+    async listFields(scope, collectionId, page, filter, fields) {
       await requireCollection(scope, collectionId);
-      return entries.listFields(scope, collectionId, page, sourceType, fields);
+      return entries.listFields(scope, collectionId, page, filter, fields);
     },
 
     async create(scope, collectionId, input) {

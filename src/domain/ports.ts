@@ -27,6 +27,12 @@ export class EmbedderError extends Error {
   }
 }
 
+/** Which of a collection's entries a listing gives: one source type; a text in the title, source_id or source_url. */
+export interface EntryFilter {
+  sourceType?: string;
+  search?: string;
+}
+
 export interface OrganisationPatch {
   name?: string;
   answer_credits?: number | null;
@@ -105,9 +111,9 @@ export class SourceConflictError extends Error {
 }
 
 export interface EntryRepository {
-  list(scope: Scope, collectionId: string, page: PageRequest, sourceType?: string): Promise<Page<Entry>>;
+  list(scope: Scope, collectionId: string, page: PageRequest, filter?: EntryFilter): Promise<Page<Entry>>;
   /** As `list`, with only `fields` of each entry (and `id`), read from the database as such. */
-  listFields(scope: Scope, collectionId: string, page: PageRequest, sourceType: string | undefined, fields: readonly EntryField[]): Promise<Page<Partial<Entry>>>;
+  listFields(scope: Scope, collectionId: string, page: PageRequest, filter: EntryFilter, fields: readonly EntryField[]): Promise<Page<Partial<Entry>>>;
   /** Source id, URL and meta of every entry of `sourceType` in the collection (what a crawl knows of its pages). */
   sourceEntries(scope: Scope, collectionId: string, sourceType: string): Promise<{ source_id: string; source_url: string | null; meta: JsonObject | null }[]>;
   get(scope: Scope, collectionId: string, entryId: string): Promise<Entry | null>;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Entry, EntryField, JsonObject, PreparedChunk, Scope } from '../domain/model.js';
-import { SourceConflictError, type EntryRepository, type EntryWrite, type EntryWriteResult } from '../domain/ports.js';
+import { SourceConflictError, type EntryFilter, type EntryRepository, type EntryWrite, type EntryWriteResult } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
 import { createMaintenance, type Maintenance } from './maintenance.js';
@@ -31,26 +31,39 @@ export function createEntryRepository(
   embeddingModel: { model: string; dimensions: number },
   maintenance: Maintenance = createMaintenance(db),
 ): EntryRepository {
-  /** A page of the collection's entries (of one source type), in order of creation, as `columns`. */
-  async function listPage<T>(scope: Scope, collectionId: string, { page, perPage }: PageRequest, sourceType: string | undefined, columns: string): Promise<Page<T>> {
-    const where = `collection_id = $1 AND organisation_id = $2${sourceType === undefined ? '' : ' AND source_type = $3'}`;
-    const filter = sourceType === undefined ? [] : [sourceType];
-    const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM entries WHERE ${where}`, [collectionId, scope.organisationId, ...filter]);
+  /**
+   * A page of the collection's entries (of one source type; whose title, source_id or
+   * source_url contains `search`, ignoring case: a scan of the collection's rows), in order
+   * of creation, as `columns`.
+   */
+  async function listPage<T>(scope: Scope, collectionId: string, { page, perPage }: PageRequest, filter: EntryFilter, columns: string): Promise<Page<T>> {
+    const args: unknown[] = [collectionId, scope.organisationId];
+    let where = 'collection_id = $1 AND organisation_id = $2';
+    if (filter.sourceType !== undefined) {
+      args.push(filter.sourceType);
+      where += ` AND source_type = $${args.length}`;
+    }
+    if (filter.search) {
+      args.push(`%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      const n = args.length;
+      where += ` AND (title ILIKE $${n} OR source_id ILIKE $${n} OR source_url ILIKE $${n})`;
+    }
+    const [count] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM entries WHERE ${where}`, args);
     const items = await db.query<T>(
       `SELECT ${columns} FROM entries WHERE ${where}
-       ORDER BY seq LIMIT $${filter.length + 3} OFFSET $${filter.length + 4}`,
-      [collectionId, scope.organisationId, ...filter, perPage, (page - 1) * perPage],
+       ORDER BY seq LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
+      [...args, perPage, (page - 1) * perPage],
     );
     return { items, total: count!.total, page, perPage };
   }
 
   return {
-    list(scope, collectionId, page, sourceType) {
-      return listPage<Entry>(scope, collectionId, page, sourceType, COLUMNS);
+    list(scope, collectionId, page, filter = {}) {
+      return listPage<Entry>(scope, collectionId, page, filter, COLUMNS);
     },
 
-    listFields(scope, collectionId, page, sourceType, fields) {
-      return listPage<Partial<Entry>>(scope, collectionId, page, sourceType, [...new Set<EntryField>(['id', ...fields])].map((f) => COLUMN[f]).join(', '));
+    listFields(scope, collectionId, page, filter, fields) {
+      return listPage<Partial<Entry>>(scope, collectionId, page, filter, [...new Set<EntryField>(['id', ...fields])].map((f) => COLUMN[f]).join(', '));
     },
 
     sourceEntries(scope, collectionId, sourceType) {

@@ -94,6 +94,12 @@ describe('browser: the console', { skip: browserSkip }, () => {
       await signIn(page, lore.org.token);
       await page.getByRole('link', { name: 'Help center' }).click();
       await page.getByText('5 entries').waitFor();
+      await page.getByLabel('Find entries').fill('limits');
+      await page.getByRole('button', { name: 'Find', exact: true }).click();
+      await page.getByText('1 entry', { exact: true }).waitFor();
+      await page.getByLabel('Find entries').fill('');
+      await page.getByRole('button', { name: 'Find', exact: true }).click();
+      await page.getByText('5 entries').waitFor();
       page.on('dialog', (dialog) => void dialog.accept());
       await page.getByRole('button', { name: 'Invoices and billing' }).click();
       await page.getByLabel('Title').fill('Invoices, billing and payment');

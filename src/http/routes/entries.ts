@@ -29,14 +29,16 @@ export function entryRoutes(app: App): void {
         ...PageQuery.properties,
         source_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
         fields: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'only entries whose title, source_id or source_url contains this (ignoring case)' })),
       }),
       response: { 200: Paginated(Type.Partial(Entry)), ...errorResponses },
     },
   }, async (request) => {
     const page = pageRequest(request.query.page, request.query.per_page);
     const { collection } = request.params;
-    const { source_type: sourceType, fields } = request.query;
-    const listed = fields === undefined ? await entries.list(request.scope, collection, page, sourceType) : await entries.listFields(request.scope, collection, page, sourceType, entryFields(fields));
+    const { source_type: sourceType, fields, search } = request.query;
+    const filter = { ...(sourceType !== undefined && { sourceType }), ...(search !== undefined && { search }) };
+    const listed = fields === undefined ? await entries.list(request.scope, collection, page, filter) : await entries.listFields(request.scope, collection, page, filter, entryFields(fields));
     return presentPage(request, listed, config.publicUrl);
   });
 
