@@ -10,7 +10,7 @@ interface Integration { id: string; name: string; type: string; collection_ids: 
 type Widget = EditableWidget & { integration_id: string };
 interface ApiKey { id: string; name: string; permissions: string[]; source_ids: string[] | null; created_at: string }
 interface Usage { answer_credits: number | null; usage_quota: number | null; period: string; requests: number; answers: number }
-interface Organisation { id: number; name: string; created_at: string }
+interface Organisation { id: number; name: string; answer_credits: number | null; usage_quota: number | null; created_at: string }
 
 const PERMISSIONS = ['pages.read', 'pages.write', 'search', 'chat', 'summarize'] as const;
 
@@ -522,13 +522,19 @@ export function Organisations({ token, onOpen }: { token: string; onOpen: (organ
           <div class="card">
             <table>
               <thead>
-                <tr><th>Name</th><th>Id</th><th>Created</th><th /></tr>
+                <tr><th>Name</th><th>Id</th><th>Answer credits</th><th>Monthly quota</th><th>Created</th><th /></tr>
               </thead>
               <tbody>
                 {l.data.map((o) => (
                   <tr key={o.id}>
                     <td>{o.name}</td>
                     <td>{o.id}</td>
+                    <td>
+                      <Limit label={`Answer credits of ${o.name}`} value={o.answer_credits} onSave={(v) => action.run(() => call(token, 'PATCH', `/admin/organisations/${o.id}`, { answer_credits: v })).then(list.reload)} />
+                    </td>
+                    <td>
+                      <Limit label={`Monthly request quota of ${o.name}`} value={o.usage_quota} onSave={(v) => action.run(() => call(token, 'PATCH', `/admin/organisations/${o.id}`, { usage_quota: v })).then(list.reload)} />
+                    </td>
                     <td>{when(o.created_at)}</td>
                     <td>
                       <button
@@ -551,5 +557,27 @@ export function Organisations({ token, onOpen }: { token: string; onOpen: (organ
         )}
       </Show>
     </section>
+  );
+}
+
+/** A number that may be unlimited (empty), saved when it changes. */
+function Limit({ label, value, onSave }: { label: string; value: number | null; onSave: (value: number | null) => void }) {
+  const [text, setText] = useState(value === null ? '' : String(value));
+  const save = () => {
+    const next = text.trim() === '' ? null : Number(text);
+    if (next !== value && (next === null || (Number.isInteger(next) && next >= 0))) onSave(next);
+  };
+  return (
+    <input
+      class="short"
+      type="number"
+      min="0"
+      aria-label={label}
+      placeholder="unlimited"
+      value={text}
+      onInput={(e) => setText((e.target as HTMLInputElement).value)}
+      onBlur={save}
+      onKeyDown={(e) => e.key === 'Enter' && save()}
+    />
   );
 }

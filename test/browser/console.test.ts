@@ -229,6 +229,12 @@ describe('browser: the console', { skip: browserSkip }, () => {
       await page.getByRole('button', { name: 'Create' }).click();
       await page.getByRole('status').filter({ hasText: 'shown once' }).waitFor();
       await page.getByRole('cell', { name: 'Umbrella' }).waitFor();
+      await page.getByLabel('Answer credits of Umbrella').fill('250');
+      await page.getByLabel('Answer credits of Umbrella').press('Enter');
+      await eventually(async () => {
+        const orgs = (await lore.server.call('GET', '/api/v1/admin/organisations?per_page=100', { token: MASTER_KEY })).body.data as { name: string; answer_credits: number | null }[];
+        assert.equal(orgs.find((o) => o.name === 'Umbrella')?.answer_credits, 250);
+      });
       // Into an organisation's console with a token issued for it.
       page.on('dialog', (dialog) => void dialog.accept());
       await page.getByRole('row', { name: /Acme/ }).getByRole('button', { name: 'Open its console' }).click();
