@@ -255,6 +255,28 @@ describe('browser: the console', { skip: browserSkip }, () => {
           const path = `${OUT}console-overview-${name}-${colorScheme}.png`;
           await page.screenshot({ path, fullPage: true });
           console.log(`screenshot: ${path}`);
+          // The other pages, as they look at this size and in this theme.
+          const shots: [string, (page: Page) => Promise<void>][] = [
+            ['playground', async (p) => {
+              await p.getByLabel('Query').fill('how do I reset my password');
+              await p.getByRole('button', { name: 'Search' }).click();
+              await p.getByTestId('hits').waitFor();
+            }],
+            ['widgets', async (p) => {
+              await p.getByRole('button', { name: 'Edit settings' }).first().click();
+              await p.locator('#lore-preview input, #lore-preview-open').first().waitFor();
+            }],
+            ['conversations', async (p) => void (await p.locator('tbody tr').first().waitFor())],
+          ];
+          for (const [route, ready] of shots) {
+            await page.goto(`${lore.api}/console#/${route}`);
+            await ready(page);
+            const overflowing = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            assert.ok(overflowing <= 0, `${route} ${name} ${colorScheme}: the page scrolls sideways by ${overflowing} px`);
+            const shot = `${OUT}console-${route}-${name}-${colorScheme}.png`;
+            await page.screenshot({ path: shot, fullPage: true });
+            console.log(`screenshot: ${shot}`);
+          }
         });
       }
     }
