@@ -6,7 +6,7 @@ import { Crawlers } from './crawlers.js';
 
 interface Collection { id: string; name: string; created_at: string }
 interface Entry { id: string; title: string | null; raw_text: string; source_type: string | null; source_id: string | null; source_url: string | null; updated_at: string }
-interface Integration { id: string; name: string; type: string; collection_ids: string[] }
+interface Integration { id: string; name: string; type: string; collection_ids: string[]; is_active: boolean; settings: Record<string, string | null> }
 type Widget = EditableWidget & { integration_id: string };
 interface ApiKey { id: string; name: string; permissions: string[]; source_ids: string[] | null; created_at: string }
 interface Usage { answer_credits: number | null; usage_quota: number | null; period: string; requests: number; answers: number }
@@ -238,6 +238,83 @@ function NewIntegration({ token, collections, onCreated }: { token: string; coll
   );
 }
 
+const PERSONAS = ['customer-support', 'sales-assistant', 'onboarding-guide', 'technical-expert', 'custom'];
+
+/** An integration's name, collections, whether it serves, and its type's settings; or its deletion. */
+function IntegrationEditor({ token, integration, collections, onClose }: { token: string; integration: Integration; collections: Collection[]; onClose: (changed: boolean) => void }) {
+  const [name, setName] = useState(integration.name);
+  const [chosen, setChosen] = useState(integration.collection_ids);
+  const [active, setActive] = useState(integration.is_active);
+  const [settings, setSettings] = useState(integration.settings);
+  const action = useAction();
+  const setting = (key: string, label: string, rows = 1, nullable = true) => (
+    <label class="block" key={key}>
+      {label}
+      {rows > 1 ? (
+        <textarea rows={rows} value={settings[key] ?? ''} onInput={(e) => setSettings({ ...settings, [key]: (e.target as HTMLTextAreaElement).value || (nullable ? null : '') })} />
+      ) : (
+        <input value={settings[key] ?? ''} onInput={(e) => setSettings({ ...settings, [key]: (e.target as HTMLInputElement).value || (nullable ? null : '') })} />
+      )}
+    </label>
+  );
+  return (
+    <form
+      class="editor"
+      aria-label={`Settings of ${integration.name}`}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (await action.run(() => call(token, 'PATCH', `/integrations/${integration.id}`, { name, collection_ids: chosen, is_active: active, settings }))) onClose(true);
+      }}
+    >
+      <label class="block">
+        Name <input value={name} required maxLength={255} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      </label>
+      <fieldset>
+        <legend>Collections</legend>
+        {collections.map((c) => (
+          <label key={c.id} class="check">
+            <input type="checkbox" checked={chosen.includes(c.id)} onChange={(e) => setChosen((e.target as HTMLInputElement).checked ? [...chosen, c.id] : chosen.filter((x) => x !== c.id))} />
+            {c.name}
+          </label>
+        ))}
+      </fieldset>
+      <label class="check">
+        <input type="checkbox" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} /> Serving (an inactive integration answers nothing)
+      </label>
+      {integration.type === 'chatbot' && (
+        <>
+          <label class="block">
+            Persona
+            <select value={settings.persona ?? 'customer-support'} onChange={(e) => setSettings({ ...settings, persona: (e.target as HTMLSelectElement).value })}>
+              {PERSONAS.map((p) => (
+                <option key={p} value={p}>{p}</option>
+              ))}
+            </select>
+          </label>
+          {setting('instructions', 'Instructions for the answers', 3)}
+          {setting('welcome_message', 'Welcome message')}
+          {setting('unknown_answer_message', 'Answer when nothing relevant is found')}
+        </>
+      )}
+      {integration.type === 'search_box' && setting('placeholder', 'Placeholder', 1, false)}
+      <ErrorNote error={action.error} />
+      <div class="actions">
+        <button type="submit" disabled={action.busy || chosen.length === 0}>Save</button>
+        <button type="button" onClick={() => onClose(false)}>Cancel</button>
+        <button
+          type="button"
+          class="danger"
+          onClick={async () => {
+            if (confirm(`Delete ${integration.name}? Its widgets stop working at once.`) && (await action.run(() => call(token, 'DELETE', `/integrations/${integration.id}`)))) onClose(true);
+          }}
+        >
+          Delete integration
+        </button>
+      </div>
+    </form>
+  );
+}
+
 /** A form adding a widget over an integration. */
 function NewWidget({ token, integration, onCreated }: { token: string; integration: Integration; onCreated: () => void }) {
   const [type, setType] = useState(integration.type === 'chatbot' ? 'chat' : 'search');
@@ -281,6 +358,7 @@ export function Widgets({ token }: { token: string }) {
   const rotate = useAction();
   const [secret, setSecret] = useState<{ widget: string; key: string } | null>(null);
   const [editing, setEditing] = useState<Widget | null>(null);
+  const [editingIntegration, setEditingIntegration] = useState<string | null>(null);
   const origin = location.origin;
   return (
     <section aria-labelledby="widgets-title">
@@ -309,9 +387,22 @@ export function Widgets({ token }: { token: string }) {
           {d.integrations.map((i) => (
               <div class="card" key={i.id}>
                 <div class="card-head">
-                  <h2>{i.name}</h2>
-                  <span class="badge">{i.type.replace('_', ' ')}</span>
+                  <h2>
+                    {i.name} <span class="badge">{i.type.replace('_', ' ')}</span>{!i.is_active && <span class="badge">inactive</span>}
+                  </h2>
+                  <button type="button" class="link" onClick={() => setEditingIntegration(editingIntegration === i.id ? null : i.id)}>Settings</button>
                 </div>
+                {editingIntegration === i.id && (
+                  <IntegrationEditor
+                    token={token}
+                    integration={i}
+                    collections={d.collections}
+                    onClose={(changed) => {
+                      setEditingIntegration(null);
+                      if (changed) data.reload();
+                    }}
+                  />
+                )}
                 <p class="muted">
                   {i.collection_ids.length} collection{i.collection_ids.length === 1 ? '' : 's'} · <code>{i.id}</code>
                 </p>
@@ -340,6 +431,15 @@ export function Widgets({ token }: { token: string }) {
                           }}
                         >
                           Rotate secret key
+                        </button>
+                        <button
+                          type="button"
+                          class="danger"
+                          onClick={async () => {
+                            if (confirm(`Delete ${w.name}? Pages embedding it stop showing it.`) && (await rotate.run(() => call(token, 'DELETE', `/widgets/${w.id}`)))) data.reload();
+                          }}
+                        >
+                          Delete widget
                         </button>
                       </div>
                       {secret?.widget === w.id && (

@@ -218,6 +218,17 @@ describe('browser: the console', { skip: browserSkip }, () => {
       await page.getByRole('button', { name: 'Add widget' }).click();
       assert.match(await page.getByLabel('Embed snippet').inputValue(), /data-search="org_\w+\/wgt_\w+"/);
       assert.match(await page.locator('.widget').textContent() ?? '', /Websites: docs\.initech\.example/);
+      page.on('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const settings = page.getByRole('form', { name: 'Settings of Initech search' });
+      await settings.getByLabel('Name').fill('Initech docs search');
+      await settings.getByLabel('Placeholder').fill('Search Initech');
+      await settings.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: /Initech docs search/ }).waitFor();
+      const stored = (await lore.server.call('GET', '/api/v1/integrations', { token: other.token })).body.data[0];
+      assert.deepEqual([stored.name, stored.settings.placeholder], ['Initech docs search', 'Search Initech']);
+      await page.getByRole('button', { name: 'Delete widget' }).click();
+      await page.getByText('No widget over this integration yet.').waitFor();
     });
   });
 
