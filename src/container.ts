@@ -119,6 +119,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
   });
   const search = createSearchService({ integrations, search: searchRepository, embedder, searchLog, queryCache: config.queryCache });
   const conversations = createConversationRepository(db);
+  const analyticsRepository = createAnalyticsRepository(db);
   const widgetRepository = createWidgetRepository(db);
   const visitors = createVisitorConversationService({ conversations, widgets: widgetRepository, ttlDays: config.conversationTtlDays });
   const organisations = createOrganisationService({ organisations: organisationRepository });
@@ -149,10 +150,11 @@ export async function createContainer(config: Config, options: ContainerOptions)
       provider: options.answerProvider ?? (await createAnswerProvider(config.answers, config.embeddings.kind === 'local' ? embedder : undefined)),
       credits: usage,
       conversations,
+      summaries: { record: (scope, row) => analyticsRepository.recordSummary(scope, row) },
       log: (error) => process.emitWarning(`Answer bookkeeping failed: ${String(error)}`),
     }),
     usage,
-    analytics: createAnalyticsService({ analytics: createAnalyticsRepository(db), integrations }),
+    analytics: createAnalyticsService({ analytics: analyticsRepository, integrations }),
     apiKeys: createApiKeyService({ apiKeys: createApiKeyRepository(db), collections: collectionRepository }),
     pages: createPagesService({ organisations: organisationRepository, collections: collectionRepository, entries }),
     widgets,

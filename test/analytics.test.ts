@@ -28,6 +28,7 @@ for (const backend of backends()) {
     let unanswered: string;
     let answeredConversation: string;
     let otherAnswer: string;
+    let summary: string;
 
     const widgetPath = (key: string) => `/api/v1/${key.replace('/', '/widgets/')}`;
     const get = (path: string, as = token) => server.call('GET', `/api/v1/analytics/${path}`, { token: as });
@@ -78,6 +79,11 @@ for (const backend of backends()) {
       }
       assert.equal((await server.call('POST', `/api/v1/integrations/${bot}/events`, { token, body: { event_type: 'thumbs_up', meta: { message_id: answered } } })).status, 200);
       await server.call('POST', `${widgetPath(chatWidget)}/events`, { body: { name: 'thumbs_up', answer_id: 'summary-1', source: 'summary' }, headers: { origin: ORIGIN } });
+      // Summaries: one answered (and liked in the search widget), one with nothing relevant.
+      const summarised = await server.call('GET', `/api/v1/integrations/${box}/summarise?query=${encodeURIComponent('how do I reset my password')}`, { token });
+      summary = sse(summarised.body).find((e) => e.type === 'text_delta')!.message_id!;
+      assert.equal((await server.call('GET', `/api/v1/integrations/${box}/summarise?query=qqzx+vbnm+wxyz&stream=false`, { token })).body.has_relevant_results, false);
+      await server.call('POST', `${widgetPath(searchWidget)}/events`, { body: { name: 'thumbs_up', answer_id: summary, source: 'summary' }, headers: { origin: ORIGIN } });
 
       // Another organisation: its own chat, and feedback in Acme's widget naming its answer.
       otherToken = (await server.createOrg('Globex')).token;
@@ -99,7 +105,7 @@ for (const backend of backends()) {
       assert.equal(res.body.data.length, 30, 'a point a day, today and the 29 days before');
       const today = res.body.data.at(-1);
       assert.equal(today.period, `${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
-      assert.deepEqual(today, { period: today.period, searches: searched.length, no_results: searched.filter((s) => s.results === 0).length, clicks: 4, chat_answers: 0 });
+      assert.deepEqual(today, { period: today.period, searches: searched.length, no_results: searched.filter((s) => s.results === 0).length, clicks: 4, chat_answers: 0, summaries: 2 });
       assert.ok(res.body.data.slice(0, -1).every((p: { searches: number }) => p.searches === 0));
       assert.deepEqual(Object.keys(res.body.meta).sort(), ['from', 'integration_id', 'interval', 'to']);
 
@@ -143,7 +149,9 @@ for (const backend of backends()) {
     it('shows feedback by answer with its question, never another organisation’s answer', async () => {
       const res = await get('feedback');
       assert.equal(res.status, 200);
-      assert.deepEqual([res.body.data.thumbs_up, res.body.data.thumbs_down], [3, 3]);
+      assert.deepEqual([res.body.data.thumbs_up, res.body.data.thumbs_down], [4, 3]);
+      const liked = res.body.data.answers.find((a: { answer_id: string }) => a.answer_id === summary);
+      assert.deepEqual([liked.question, liked.answer, liked.conversation_id, liked.thumbs_up], ['how do I reset my password', null, null, 1], 'a summary: its question, no stored text');
       const [first, ...rest] = res.body.data.answers;
       assert.deepEqual(
         { ...first, last_feedback_at: undefined },
@@ -158,7 +166,9 @@ for (const backend of backends()) {
 
     it('lists chat answers that had nothing relevant, and conversations with their transcripts', async () => {
       const res = await get(`unanswered?integration_id=${bot}`);
-      assert.deepEqual(res.body.data.map((a: { answer_id: string; question: string }) => [a.answer_id, a.question]), [[unanswered, 'qqzx vbnm wxyz?']]);
+      assert.deepEqual(res.body.data.map((a: { kind: string; answer_id: string; question: string }) => [a.kind, a.answer_id, a.question]), [['chat', unanswered, 'qqzx vbnm wxyz?']]);
+      const summaries = await get(`unanswered?integration_id=${box}`);
+      assert.deepEqual(summaries.body.data.map((a: { kind: string; question: string; answer: string | null; conversation_id: string | null }) => [a.kind, a.question, a.answer, a.conversation_id]), [['summary', 'qqzx vbnm wxyz', null, null]]);
 
       const list = await get(`conversations?integration_id=${bot}`);
       assert.equal(list.body.meta.total, 2);
@@ -186,7 +196,7 @@ for (const backend of backends()) {
       const formula = lines.find((l) => l.includes('hyperlink'))!;
       assert.match(formula, /^"'=hyperlink\(""http:\/\/evil\.example""\)",1,/);
       const activity = await get('activity?format=csv');
-      assert.equal((activity.body as string).split('\r\n')[0], 'period,searches,no_results,clicks,chat_answers');
+      assert.equal((activity.body as string).split('\r\n')[0], 'period,searches,no_results,clicks,chat_answers,summaries');
     });
 
     it('shows another organisation nothing of this one', async () => {

@@ -4,7 +4,7 @@ import { TimeChart } from './chart.js';
 import { Empty, ErrorNote, number, percent, Show, useAction, useLoad, when } from './ui.js';
 
 interface Integration { id: string; name: string; type: string }
-interface Point { period: string; searches: number; no_results: number; clicks: number; chat_answers: number }
+interface Point { period: string; searches: number; no_results: number; clicks: number; chat_answers: number; summaries: number }
 interface QueryStat { query: string; searches: number; avg_results: number; avg_top_score: number | null; last_searched_at: string }
 interface Clicks { searches: number; clicks: number; click_through_rate: number | null; positions: { rank: number | null; clicks: number }[] }
 interface Feedback {
@@ -12,7 +12,7 @@ interface Feedback {
   thumbs_down: number;
   answers: { answer_id: string; thumbs_up: number; thumbs_down: number; question: string | null; answer: string | null; conversation_id: string | null }[];
 }
-interface Unanswered { answer_id: string; conversation_id: string; question: string | null; answer: string; created_at: string }
+interface Unanswered { kind: 'chat' | 'summary'; answer_id: string; conversation_id: string | null; question: string | null; answer: string | null; created_at: string }
 
 /** The window and integration every analytics call of the page shares, as a query string. */
 function windowQuery(days: number, integration: string): string {
@@ -80,17 +80,19 @@ export function Overview({ token }: { token: string }) {
 function Report({ d, csv }: { d: { activity: Point[]; clicks: Clicks; feedback: Feedback; top: QueryStat[]; none: QueryStat[]; weak: QueryStat[]; unanswered: Unanswered[] }; csv: (path: string) => () => void }) {
   const noResults = d.activity.reduce((n, p) => n + p.no_results, 0);
   const answers = d.activity.reduce((n, p) => n + p.chat_answers, 0);
+  const summaries = d.activity.reduce((n, p) => n + p.summaries, 0);
   const times = useMemo(() => d.activity.map((p) => p.period), [d.activity]);
   const series = useMemo(
     () => [
       { label: 'Searches', values: d.activity.map((p) => p.searches), color: '--chart-1' },
       { label: 'Clicks', values: d.activity.map((p) => p.clicks), color: '--chart-2' },
       { label: 'Chat answers', values: d.activity.map((p) => p.chat_answers), color: '--chart-3' },
+      { label: 'Summaries', values: d.activity.map((p) => p.summaries), color: '--chart-4' },
     ],
     [d.activity],
   );
   const maxRank = Math.max(1, ...d.clicks.positions.map((p) => p.clicks));
-  if (d.clicks.searches === 0 && answers === 0 && d.feedback.thumbs_up + d.feedback.thumbs_down === 0) {
+  if (d.clicks.searches === 0 && answers === 0 && summaries === 0 && d.feedback.thumbs_up + d.feedback.thumbs_down === 0) {
     return (
       <Empty title="No visitor activity in this period yet">
         Searches, clicks, chat answers and feedback appear here as visitors use your widgets or the API. Put a widget on your site (Widgets), or try a
@@ -105,6 +107,7 @@ function Report({ d, csv }: { d: { activity: Point[]; clicks: Clicks; feedback: 
         <Tile label="Without results" value={d.clicks.searches ? percent(noResults / d.clicks.searches) : '—'} testid="no-results" />
         <Tile label="Click-through rate" value={percent(d.clicks.click_through_rate)} testid="ctr" />
         <Tile label="Chat answers" value={number(answers)} testid="answers" />
+        <Tile label="Summaries" value={number(summaries)} testid="summaries" />
         <Tile label="Helpful / not helpful" value={`${number(d.feedback.thumbs_up)} / ${number(d.feedback.thumbs_down)}`} testid="feedback" />
       </div>
       <div class="card">
@@ -112,7 +115,7 @@ function Report({ d, csv }: { d: { activity: Point[]; clicks: Clicks; feedback: 
           <h2>Activity</h2>
           <button type="button" class="link" onClick={csv('activity')}>Export CSV</button>
         </div>
-        <TimeChart times={times} series={series} label={`Searches, clicks and chat answers per day: ${number(d.clicks.searches)} searches, ${number(d.clicks.clicks)} clicks, ${number(answers)} answers`} />
+        <TimeChart times={times} series={series} label={`Searches, clicks, chat answers and summaries per day: ${number(d.clicks.searches)} searches, ${number(d.clicks.clicks)} clicks, ${number(answers)} chat answers, ${number(summaries)} summaries`} />
       </div>
       <div class="grid">
         <Queries title="Top queries" rows={d.top} csv={csv('queries?kind=top')} empty="No searches in this period." />
@@ -165,20 +168,21 @@ function Report({ d, csv }: { d: { activity: Point[]; clicks: Clicks; feedback: 
       </div>
       <div class="card">
         <div class="card-head">
-          <h2>Questions the chat could not answer</h2>
+          <h2>Questions with nothing relevant to answer from</h2>
           <button type="button" class="link" onClick={csv('unanswered')}>Export CSV</button>
         </div>
         {d.unanswered.length === 0 ? (
-          <p class="muted">Every chat answer found something relevant to cite.</p>
+          <p class="muted">Every chat answer and summary found something relevant to cite.</p>
         ) : (
           <table>
             <thead>
-              <tr><th>Question</th><th>When</th></tr>
+              <tr><th>Question</th><th>Asked in</th><th>When</th></tr>
             </thead>
             <tbody>
               {d.unanswered.map((a) => (
                 <tr key={a.answer_id}>
-                  <td><a href={`#/conversations/${a.conversation_id}`}>{a.question ?? '—'}</a></td>
+                  <td>{a.conversation_id ? <a href={`#/conversations/${a.conversation_id}`}>{a.question ?? '—'}</a> : (a.question ?? '—')}</td>
+                  <td>{a.kind === 'chat' ? 'chat' : 'search summary'}</td>
                   <td>{when(a.created_at)}</td>
                 </tr>
               ))}

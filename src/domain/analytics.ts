@@ -21,6 +21,7 @@ export interface ActivityPoint {
   no_results: number;
   clicks: number;
   chat_answers: number;
+  summaries: number;
 }
 
 export interface QueryStat {
@@ -56,11 +57,21 @@ export interface FeedbackStats {
 }
 
 export interface UnansweredQuestion {
+  /** A chat answer, or a summary (which no conversation holds and whose text is not kept). */
+  kind: 'chat' | 'summary';
   answer_id: string;
-  conversation_id: string;
+  conversation_id: string | null;
   question: string | null;
-  answer: string;
+  answer: string | null;
   created_at: string;
+}
+
+/** A summary asked for, as the answer service records it. */
+export interface SummaryRecord {
+  integrationId: string;
+  messageId: string;
+  query: string;
+  relevant: boolean;
 }
 
 export interface ConversationListItem {
@@ -96,6 +107,7 @@ export interface AnalyticsRepository {
   unanswered(window: AnalyticsWindow, limit: number): Promise<UnansweredQuestion[]>;
   conversations(window: AnalyticsWindow, page: PageRequest): Promise<Page<ConversationListItem>>;
   conversation(scope: Scope, id: string): Promise<ConversationTranscript | null>;
+  recordSummary(scope: Scope, row: SummaryRecord): Promise<void>;
 }
 
 /** What a caller asks for: dates as given (validated here). */

@@ -1,4 +1,4 @@
-import type { AnalyticsRepository, AnalyticsWindow, AnswerFeedback, ConversationListItem, ConversationTranscript, TranscriptMessage } from '../domain/analytics.js';
+import type { AnalyticsRepository, AnalyticsWindow, AnswerFeedback, ConversationListItem, ConversationTranscript, TranscriptMessage, UnansweredQuestion } from '../domain/analytics.js';
 import { SUMMARISABLE_SIMILARITY } from '../domain/search.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
@@ -56,6 +56,11 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
             GROUP BY 1
          ), clicks AS (
            SELECT date_trunc($5, created_at AT TIME ZONE 'UTC') AS period, count(*) AS clicks FROM (${CLICKS}) x GROUP BY 1
+         ), summaries AS (
+           SELECT date_trunc($5, created_at AT TIME ZONE 'UTC') AS period, count(*) AS summaries
+             FROM answer_log
+            WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)
+            GROUP BY 1
          ), answers AS (
            SELECT date_trunc($5, m.created_at AT TIME ZONE 'UTC') AS period, count(*) AS chat_answers
              FROM conversation_messages m JOIN conversations c ON c.id = m.conversation_id
@@ -65,11 +70,13 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
          )
          SELECT to_char(b.period, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS period,
                 coalesce(s.searches, 0)::int AS searches, coalesce(s.no_results, 0)::int AS no_results,
-                coalesce(k.clicks, 0)::int AS clicks, coalesce(a.chat_answers, 0)::int AS chat_answers
+                coalesce(k.clicks, 0)::int AS clicks, coalesce(a.chat_answers, 0)::int AS chat_answers,
+                coalesce(y.summaries, 0)::int AS summaries
            FROM buckets b
            LEFT JOIN searches s ON s.period = b.period
            LEFT JOIN clicks k ON k.period = b.period
            LEFT JOIN answers a ON a.period = b.period
+           LEFT JOIN summaries y ON y.period = b.period
           ORDER BY b.period`,
         [...window(w), interval],
       );
@@ -120,8 +127,11 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
          )
          SELECT a.answer_id, a.thumbs_up, a.thumbs_down, ${iso('a.last_at', 'last_feedback_at')},
                 c.id::text AS conversation_id, m.content AS answer,
-                (SELECT u.content FROM conversation_messages u
-                  WHERE u.conversation_id = m.conversation_id AND u.seq < m.seq AND u.role = 'user' ORDER BY u.seq DESC LIMIT 1) AS question
+                coalesce(
+                  (SELECT u.content FROM conversation_messages u
+                    WHERE u.conversation_id = m.conversation_id AND u.seq < m.seq AND u.role = 'user' ORDER BY u.seq DESC LIMIT 1),
+                  (SELECT l.query FROM answer_log l WHERE l.message_id = a.answer_id AND l.organisation_id = $1 LIMIT 1)
+                ) AS question
            FROM by_answer a
            LEFT JOIN conversation_messages m ON m.id = ${UUID('a.answer_id')}
              AND EXISTS (SELECT 1 FROM conversations o WHERE o.id = m.conversation_id AND o.organisation_id = $1)
@@ -133,16 +143,30 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
     },
 
     async unanswered(w, limit) {
-      return db.query(
-        `SELECT m.id::text AS answer_id, c.id::text AS conversation_id, m.content AS answer,
-                (SELECT u.content FROM conversation_messages u
-                  WHERE u.conversation_id = m.conversation_id AND u.seq < m.seq AND u.role = 'user' ORDER BY u.seq DESC LIMIT 1) AS question,
-                ${iso('m.created_at', 'created_at')}
-           FROM conversations c JOIN conversation_messages m ON m.conversation_id = c.id
-          WHERE c.organisation_id = $1 AND ($4::uuid IS NULL OR c.integration_id = $4) AND c.updated_at >= $2
-            AND m.role = 'assistant' AND m.citations = '[]'::jsonb AND m.created_at >= $2 AND m.created_at < $3
-          ORDER BY m.created_at DESC, m.seq DESC LIMIT $5`,
+      return db.query<UnansweredQuestion>(
+        `SELECT kind, answer_id, conversation_id, answer, question, ${iso('at', 'created_at')} FROM (
+           SELECT 'chat' AS kind, m.id::text AS answer_id, c.id::text AS conversation_id, m.content AS answer,
+                  (SELECT u.content FROM conversation_messages u
+                    WHERE u.conversation_id = m.conversation_id AND u.seq < m.seq AND u.role = 'user' ORDER BY u.seq DESC LIMIT 1) AS question,
+                  m.created_at AS at
+             FROM conversations c JOIN conversation_messages m ON m.conversation_id = c.id
+            WHERE c.organisation_id = $1 AND ($4::uuid IS NULL OR c.integration_id = $4) AND c.updated_at >= $2
+              AND m.role = 'assistant' AND m.citations = '[]'::jsonb AND m.created_at >= $2 AND m.created_at < $3
+           UNION ALL
+           SELECT 'summary', l.message_id, NULL, NULL, l.query, l.created_at
+             FROM answer_log l
+            WHERE l.organisation_id = $1 AND ($4::uuid IS NULL OR l.integration_id = $4) AND NOT l.relevant
+              AND l.created_at >= $2 AND l.created_at < $3
+         ) x ORDER BY at DESC, answer_id LIMIT $5`,
         [...window(w), limit],
+      );
+    },
+
+    async recordSummary(scope, row) {
+      await db.query(
+        `INSERT INTO answer_log (organisation_id, integration_id, message_id, query, relevant)
+         SELECT $1, i.id, $3, $4, $5 FROM integrations i WHERE i.id = $2 AND i.organisation_id = $1`,
+        [scope.organisationId, row.integrationId, row.messageId, row.query, row.relevant],
       );
     },
 

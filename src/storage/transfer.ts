@@ -47,6 +47,7 @@ export const TABLES: readonly { name: string; key: string }[] = [
   { name: 'api_keys', key: 'seq' },
   { name: 'widgets', key: 'seq' },
   { name: 'widget_events', key: 'id' },
+  { name: 'answer_log', key: 'id' },
   { name: 'crawlers', key: 'seq' },
   { name: 'conversations', key: 'created_at, id' },
   { name: 'conversation_messages', key: 'seq' },

@@ -82,6 +82,8 @@ export function createAnswerService(deps: {
   /** Answer credits: one is taken before a provider is asked, and given back if nothing was answered. */
   credits: Pick<UsageService, 'reserveCredit' | 'refund'>;
   conversations: ConversationRepository;
+  /** Where summaries are kept for analytics (chat answers are the conversations'); a failure is logged, never the visitor's. */
+  summaries?: { record(scope: Scope, row: { integrationId: string; messageId: string; query: string; relevant: boolean }): Promise<void> };
   log?: (error: unknown) => void;
 }): AnswerService {
   const { integrations, search, provider, credits, conversations } = deps;
@@ -170,6 +172,7 @@ export function createAnswerService(deps: {
       const integration = await integrations.getActive(scope, integrationId);
       const passages = await search.retrieve(scope, integration, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
       const messageId = randomUUID();
+      deps.summaries?.record(scope, { integrationId: integration.id, messageId, query: params.query, relevant: passages.length > 0 }).catch((e) => deps.log?.(e));
       if (passages.length === 0) {
         return { relevant: false, passages, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}) };
       }

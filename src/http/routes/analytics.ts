@@ -29,6 +29,7 @@ const ActivityPoint = Type.Object({
   no_results: Type.Integer({ description: 'searches that found nothing' }),
   clicks: Type.Integer({ description: 'result clicks (widgets and the events API)' }),
   chat_answers: Type.Integer(),
+  summaries: Type.Integer({ description: 'summaries asked for (search modals, the summarise API)' }),
 });
 const QueryStat = Type.Object({
   query: Type.String({ description: 'lower-cased, trimmed' }),
@@ -54,10 +55,11 @@ const AnswerFeedback = Type.Object({
 });
 const Feedback = Type.Object({ thumbs_up: Type.Integer(), thumbs_down: Type.Integer(), answers: Type.Array(AnswerFeedback) });
 const Unanswered = Type.Object({
+  kind: Type.Union([Type.Literal('chat'), Type.Literal('summary')]),
   answer_id: Type.String(),
-  conversation_id: Type.String(),
+  conversation_id: Nullable(Type.String({ description: 'null for a summary' })),
   question: Nullable(Type.String()),
-  answer: Type.String(),
+  answer: Nullable(Type.String({ description: 'the chat answer; null for a summary (none was written)' })),
   created_at: Timestamp,
 });
 const ConversationItem = Type.Object({
@@ -145,7 +147,7 @@ export function analyticsRoutes(app: App): void {
     },
   }, async (request, reply) => {
     const { window: w, interval, points } = await analytics.activity(request.scope, { ...windowParams(request.query), ...(request.query.interval && { interval: request.query.interval }) });
-    if (request.query.format === 'csv') return sendCsv(reply, 'activity', w, points as never, ['period', 'searches', 'no_results', 'clicks', 'chat_answers']);
+    if (request.query.format === 'csv') return sendCsv(reply, 'activity', w, points as never, ['period', 'searches', 'no_results', 'clicks', 'chat_answers', 'summaries']);
     return { data: points, meta: { ...metaOf(w), interval } };
   });
 
@@ -191,13 +193,13 @@ export function analyticsRoutes(app: App): void {
   app.get('/analytics/unanswered', {
     schema: {
       tags,
-      summary: 'Chat answers that had nothing relevant to cite (newest first), with their questions',
+      summary: 'Chat answers and summaries that had nothing relevant to cite (newest first), with their questions',
       querystring: Type.Object({ ...WindowQuery, limit: Limit, format: Format }),
       response: { 200: Rows(Type.Array(Unanswered)), ...responses },
     },
   }, async (request, reply) => {
     const { window: w, answers } = await analytics.unanswered(request.scope, { ...windowParams(request.query), limit: limitOf(request.query.limit) });
-    if (request.query.format === 'csv') return sendCsv(reply, 'unanswered', w, answers as never, ['created_at', 'question', 'answer', 'conversation_id', 'answer_id']);
+    if (request.query.format === 'csv') return sendCsv(reply, 'unanswered', w, answers as never, ['created_at', 'kind', 'question', 'answer', 'conversation_id', 'answer_id']);
     return { data: answers, meta: metaOf(w) };
   });
 
