@@ -79,12 +79,35 @@ export function Entries({ token, collection }: { token: string; collection: stri
   const query = `page=${page}&per_page=25${search ? `&search=${encodeURIComponent(search)}` : ''}`;
   const list = useLoad(() => call<Paged<Entry>>(token, 'GET', `${base}/entries?${query}`), [token, collection, query]);
   const info = useLoad(() => call<Paged<Collection>>(token, 'GET', '/collections?per_page=100').then((r) => r.data.find((c) => c.id === collection) ?? null), [token, collection]);
+  const manage = useAction();
   return (
     <section aria-labelledby="entries-title">
       <header class="page-head">
         <h1 id="entries-title">{info.data?.name ?? 'Collection'}</h1>
-        <a href="#/collections">All collections</a>
+        <div class="actions">
+          <a href="#/collections">All collections</a>
+          <button
+            type="button"
+            class="link"
+            onClick={async () => {
+              const name = prompt('New name of the collection', info.data?.name ?? '');
+              if (name && (await manage.run(() => call(token, 'PATCH', base, { name })))) info.reload();
+            }}
+          >
+            Rename
+          </button>
+          <button
+            type="button"
+            class="danger"
+            onClick={async () => {
+              if (confirm(`Delete ${info.data?.name ?? 'this collection'} and every entry in it? This cannot be undone.`) && (await manage.run(() => call(token, 'DELETE', base)))) location.hash = '#/collections';
+            }}
+          >
+            Delete collection
+          </button>
+        </div>
       </header>
+      <ErrorNote error={manage.error} />
       <form
         class="inline-form"
         role="search"

@@ -229,6 +229,16 @@ describe('browser: the console', { skip: browserSkip }, () => {
       assert.deepEqual([stored.name, stored.settings.placeholder], ['Initech docs search', 'Search Initech']);
       await page.getByRole('button', { name: 'Delete widget' }).click();
       await page.getByText('No widget over this integration yet.').waitFor();
+
+      // The collection renamed, then deleted.
+      page.removeAllListeners('dialog');
+      page.on('dialog', (dialog) => void (dialog.type() === 'prompt' ? dialog.accept('Initech handbook') : dialog.accept()));
+      await page.getByRole('link', { name: 'Collections' }).click();
+      await page.getByRole('link', { name: 'Initech docs' }).click();
+      await page.getByRole('button', { name: 'Rename' }).click();
+      await page.getByRole('heading', { name: 'Initech handbook' }).waitFor();
+      await page.getByRole('button', { name: 'Delete collection' }).click();
+      await page.getByText('No collections yet').waitFor();
     });
   });
 
