@@ -206,7 +206,7 @@ function EntryEditor({ token, path, entry, onClose }: { token: string; path: str
               if (confirm('Delete this entry? It leaves search and answers at once.') && (await action.run(() => call(token, 'DELETE', path)))) onClose(true);
             }}
           >
-            Delete
+            Delete entry
           </button>
         </div>
       </form>

@@ -106,7 +106,7 @@ describe('browser: the console', { skip: browserSkip }, () => {
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByRole('button', { name: 'Invoices, billing and payment' }).waitFor();
       await page.getByRole('button', { name: 'API rate limits' }).click();
-      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('button', { name: 'Delete entry' }).click();
       await page.getByText('4 entries').waitFor();
       const entries = (await lore.server.call('GET', `/api/v1/collections/${collection}/entries`, { token: lore.org.token })).body.data as { title: string }[];
       assert.deepEqual(entries.map((e) => e.title).sort(), ['Enterprise plan', 'Export your data', 'Invoices, billing and payment', 'Reset your password']);
