@@ -116,6 +116,18 @@ for (const backend of backends()) {
       assert.ok(all.body.data.length >= 4 && all.body.data.length <= 5, `${all.body.data.length} hours`);
     });
 
+    it('counts whole days from the daily counts and any other window from the searches themselves, alike', async () => {
+      const day = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+      const rows = await server.container.db.query<{ searches: number }>('SELECT sum(searches)::int AS searches FROM search_daily');
+      assert.equal(rows[0]!.searches, searched.length, 'search_daily holds the searches logged');
+      for (const path of [`activity?integration_id=${box}`, `queries?kind=top&limit=100`, `clicks`]) {
+        const daily = await get(`${path}${path.includes('?') ? '&' : '?'}from=${day}`);
+        const exact = await get(`${path}${path.includes('?') ? '&' : '?'}from=${day}T00:00:00.001Z`);
+        assert.equal(daily.status, 200);
+        assert.deepEqual(daily.body.data, exact.body.data, path);
+      }
+    });
+
     it('lists top queries, those without results and those with only weak results', async () => {
       const top = await get(`queries?integration_id=${box}&limit=3`);
       assert.equal(top.status, 200);

@@ -9,6 +9,11 @@ export interface AnalyticsWindow {
   integrationId: string | null;
   from: Date;
   to: Date;
+  /**
+   * Whether the window is whole UTC days up to its end (it starts at midnight and ends at
+   * midnight or later than now): searches can then be counted from their daily counts.
+   */
+  daily: boolean;
 }
 
 export type Interval = 'day' | 'hour';
@@ -151,13 +156,16 @@ export function createAnalyticsService(deps: { analytics: AnalyticsRepository; i
   const now = deps.now ?? (() => new Date());
 
   async function window(scope: Scope, params: WindowParams): Promise<AnalyticsWindow> {
-    const to = params.to === undefined ? now() : bound('to', params.to, true);
+    const current = now();
+    const to = params.to === undefined ? current : bound('to', params.to, true);
     const from = params.from === undefined ? new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()) - 29 * DAY_MS) : bound('from', params.from, false);
     if (from >= to) throw ValidationError.field('from', 'The from field must be before to.');
     if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * DAY_MS) throw ValidationError.field('from', `A window is at most ${MAX_WINDOW_DAYS} days.`);
     // Another organisation's integration is as unknown as a missing one (404).
     if (params.integrationId !== undefined) await deps.integrations.get(scope, params.integrationId);
-    return { organisationId: scope.organisationId, integrationId: params.integrationId ?? null, from, to };
+    const midnight = (d: Date) => d.getTime() % DAY_MS === 0;
+    const daily = midnight(from) && (midnight(to) || to >= current);
+    return { organisationId: scope.organisationId, integrationId: params.integrationId ?? null, from, to, daily };
   }
 
   return {

@@ -38,6 +38,14 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
      WHERE e.organisation_id = $1 AND e.event_type IN ('thumbs_up', 'thumbs_down') AND e.created_at >= $2 AND e.created_at < $3
        AND ($4::uuid IS NULL OR e.integration_id = $4)`;
 
+  /** The window's days in search_daily (the last: the day of the window's last instant). */
+  const DAYS = `day >= ($2::timestamptz AT TIME ZONE 'UTC')::date AND day <= (($3::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC')::date`;
+  /** The window's searches: from their daily counts when the window is whole days (see AnalyticsWindow.daily). */
+  const searchCount = (w: AnalyticsWindow) =>
+    w.daily
+      ? `SELECT coalesce(sum(searches), 0)::int FROM search_daily WHERE organisation_id = $1 AND ${DAYS} AND ($4::uuid IS NULL OR integration_id = $4)`
+      : `SELECT count(*)::int FROM search_log WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)`;
+
   /** An answer id as a uuid (null for anything else, which no stored message has). */
   const UUID = (column: string) => `CASE WHEN ${column} ~ '^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$' THEN ${column}::uuid END`;
 
@@ -49,11 +57,17 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
                                   ($3::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC',
                                   ('1 ' || $5)::interval) AS period
          ), searches AS (
-           SELECT date_trunc($5, created_at AT TIME ZONE 'UTC') AS period, count(*) AS searches,
-                  count(*) FILTER (WHERE result_count = 0) AS no_results
-             FROM search_log
-            WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)
-            GROUP BY 1
+           ${
+             w.daily && interval === 'day'
+               ? `SELECT day::timestamp AS period, sum(searches) AS searches, sum(no_results) AS no_results
+                    FROM search_daily WHERE organisation_id = $1 AND ${DAYS} AND ($4::uuid IS NULL OR integration_id = $4)
+                   GROUP BY 1`
+               : `SELECT date_trunc($5, created_at AT TIME ZONE 'UTC') AS period, count(*) AS searches,
+                         count(*) FILTER (WHERE result_count = 0) AS no_results
+                    FROM search_log
+                   WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)
+                   GROUP BY 1`
+           }
          ), clicks AS (
            SELECT date_trunc($5, created_at AT TIME ZONE 'UTC') AS period, count(*) AS clicks FROM (${CLICKS}) x GROUP BY 1
          ), summaries AS (
@@ -83,6 +97,18 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
     },
 
     async queries(w, kind, limit) {
+      if (kind === 'top' && w.daily) {
+        return db.query(
+          `SELECT query, sum(searches)::int AS searches,
+                  round(sum(sum_results)::numeric / sum(searches), 1)::float8 AS avg_results,
+                  round((sum(sum_top_score) / nullif(sum(scored), 0))::numeric, 3)::float8 AS avg_top_score,
+                  ${iso('max(last_at)', 'last_searched_at')}
+             FROM search_daily
+            WHERE organisation_id = $1 AND ${DAYS} AND ($4::uuid IS NULL OR integration_id = $4)
+            GROUP BY query ORDER BY sum(searches) DESC, max(last_at) DESC, query LIMIT $5`,
+          [...window(w), limit],
+        );
+      }
       const only = kind === 'no_results' ? 'AND result_count = 0' : kind === 'low_similarity' ? 'AND result_count > 0 AND top_score < $6' : '';
       return db.query(
         `SELECT lower(btrim(query)) AS query, count(*)::int AS searches,
@@ -98,9 +124,7 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
 
     async clicks(w) {
       const [totals] = await db.query<{ searches: number; clicks: number }>(
-        `SELECT (SELECT count(*)::int FROM search_log
-                  WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)) AS searches,
-                (SELECT count(*)::int FROM (${CLICKS}) x) AS clicks`,
+        `SELECT (${searchCount(w)}) AS searches, (SELECT count(*)::int FROM (${CLICKS}) x) AS clicks`,
         window(w),
       );
       const positions = await db.query<{ rank: number | null; clicks: number }>(

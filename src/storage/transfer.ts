@@ -42,6 +42,7 @@ export const TABLES: readonly { name: string; key: string }[] = [
   { name: 'integrations', key: 'seq' },
   { name: 'integration_collections', key: 'integration_id, position' },
   { name: 'search_log', key: 'id' },
+  { name: 'search_daily', key: 'integration_id, day, query' },
   { name: 'integration_events', key: 'id' },
   { name: 'usage_counters', key: 'organisation_id, period' },
   { name: 'api_keys', key: 'seq' },
