@@ -30,7 +30,7 @@ export interface EntryInput {
 }
 
 export interface EntryService {
-  /** The collection's entries in creation order; with `sourceType`, only those of that source_type. */
+  /** The collection's entries in creation order; only those `filter` keeps (a source_type, a text in the title, source_id or source_url). */
   list(scope: Scope, collectionId: string, page: PageRequest, filter?: EntryFilter): Promise<Page<Entry>>;
   /** As `list`, with only `fields` of each entry (and `id`): a large collection listed without its texts. */
   listFields(scope: Scope, collectionId: string, page: PageRequest, filter: EntryFilter, fields: readonly EntryField[]): Promise<Page<Partial<Entry>>>;

@@ -15,6 +15,14 @@ const LOW_SIMILARITY = SUMMARISABLE_SIMILARITY;
 export function createAnalyticsRepository(db: Db): AnalyticsRepository {
   const window = (w: AnalyticsWindow) => [w.organisationId, w.from.toISOString(), w.to.toISOString(), w.integrationId];
 
+  /** A table with organisation_id, integration_id and created_at (search_log, answer_log) inside the window. */
+  const IN_WINDOW = 'organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)';
+  /** The answer an API feedback event names in its meta. */
+  const API_ANSWER_ID = "coalesce(e.meta->>'message_id', e.meta->>'answer_id')";
+  /** The question a chat answer `m` answered: the user's message before it. */
+  const QUESTION = `(SELECT u.content FROM conversation_messages u
+                      WHERE u.conversation_id = m.conversation_id AND u.seq < m.seq AND u.role = 'user' ORDER BY u.seq DESC LIMIT 1)`;
+
   /** Clicks from widgets and from the API, with their time and position. */
   const CLICKS = `
     SELECT w.created_at, w.rank FROM widget_events w JOIN widgets g ON g.id = w.widget_id
@@ -34,17 +42,16 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
      WHERE w.organisation_id = $1 AND w.name IN ('thumbs_up', 'thumbs_down') AND w.created_at >= $2 AND w.created_at < $3
        AND ($4::uuid IS NULL OR g.integration_id = $4)
     UNION ALL
-    SELECT e.event_type, coalesce(e.meta->>'message_id', e.meta->>'answer_id'), e.created_at FROM integration_events e
+    SELECT e.event_type, ${API_ANSWER_ID}, e.created_at FROM integration_events e
      WHERE e.organisation_id = $1 AND e.event_type IN ('thumbs_up', 'thumbs_down') AND e.created_at >= $2 AND e.created_at < $3
        AND ($4::uuid IS NULL OR e.integration_id = $4)`;
 
-  /** The window's days in search_daily (the last: the day of the window's last instant). */
-  const DAYS = `day >= ($2::timestamptz AT TIME ZONE 'UTC')::date AND day <= (($3::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC')::date`;
+  /** search_daily's rows of the window's days (the last: the day of the window's last instant). */
+  const IN_DAYS = `organisation_id = $1 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date
+    AND day <= (($3::timestamptz - interval '1 microsecond') AT TIME ZONE 'UTC')::date AND ($4::uuid IS NULL OR integration_id = $4)`;
   /** The window's searches: from their daily counts when the window is whole days (see AnalyticsWindow.daily). */
   const searchCount = (w: AnalyticsWindow) =>
-    w.daily
-      ? `SELECT coalesce(sum(searches), 0)::int FROM search_daily WHERE organisation_id = $1 AND ${DAYS} AND ($4::uuid IS NULL OR integration_id = $4)`
-      : `SELECT count(*)::int FROM search_log WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)`;
+    w.daily ? `SELECT coalesce(sum(searches), 0)::int FROM search_daily WHERE ${IN_DAYS}` : `SELECT count(*)::int FROM search_log WHERE ${IN_WINDOW}`;
 
   /** An answer id as a uuid (null for anything else, which no stored message has). */
   const UUID = (column: string) => `CASE WHEN ${column} ~ '^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$' THEN ${column}::uuid END`;
@@ -60,20 +67,18 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
            ${
              w.daily && interval === 'day'
                ? `SELECT day::timestamp AS period, sum(searches) AS searches, sum(no_results) AS no_results
-                    FROM search_daily WHERE organisation_id = $1 AND ${DAYS} AND ($4::uuid IS NULL OR integration_id = $4)
+                    FROM search_daily WHERE ${IN_DAYS}
                    GROUP BY 1`
                : `SELECT date_trunc($5, created_at AT TIME ZONE 'UTC') AS period, count(*) AS searches,
                          count(*) FILTER (WHERE result_count = 0) AS no_results
-                    FROM search_log
-                   WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)
+                    FROM search_log WHERE ${IN_WINDOW}
                    GROUP BY 1`
            }
          ), clicks AS (
            SELECT date_trunc($5, created_at AT TIME ZONE 'UTC') AS period, count(*) AS clicks FROM (${CLICKS}) x GROUP BY 1
          ), summaries AS (
            SELECT date_trunc($5, created_at AT TIME ZONE 'UTC') AS period, count(*) AS summaries
-             FROM answer_log
-            WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4)
+             FROM answer_log WHERE ${IN_WINDOW}
             GROUP BY 1
          ), answers AS (
            SELECT date_trunc($5, m.created_at AT TIME ZONE 'UTC') AS period, count(*) AS chat_answers
@@ -103,8 +108,7 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
                   round(sum(sum_results)::numeric / sum(searches), 1)::float8 AS avg_results,
                   round((sum(sum_top_score) / nullif(sum(scored), 0))::numeric, 3)::float8 AS avg_top_score,
                   ${iso('max(last_at)', 'last_searched_at')}
-             FROM search_daily
-            WHERE organisation_id = $1 AND ${DAYS} AND ($4::uuid IS NULL OR integration_id = $4)
+             FROM search_daily WHERE ${IN_DAYS}
             GROUP BY query ORDER BY sum(searches) DESC, max(last_at) DESC, query LIMIT $5`,
           [...window(w), limit],
         );
@@ -116,7 +120,7 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
                 round(avg(top_score)::numeric, 3)::float8 AS avg_top_score,
                 ${iso('max(created_at)', 'last_searched_at')}
            FROM search_log
-          WHERE organisation_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR integration_id = $4) ${only}
+          WHERE ${IN_WINDOW} ${only}
           GROUP BY 1 ORDER BY count(*) DESC, max(created_at) DESC, 1 LIMIT $5`,
         [...window(w), limit, ...(kind === 'low_similarity' ? [LOW_SIMILARITY] : [])],
       );
@@ -152,8 +156,7 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
          SELECT a.answer_id, a.thumbs_up, a.thumbs_down, ${iso('a.last_at', 'last_feedback_at')},
                 c.id::text AS conversation_id, m.content AS answer,
                 coalesce(
-                  (SELECT u.content FROM conversation_messages u
-                    WHERE u.conversation_id = m.conversation_id AND u.seq < m.seq AND u.role = 'user' ORDER BY u.seq DESC LIMIT 1),
+                  ${QUESTION},
                   (SELECT l.query FROM answer_log l WHERE l.message_id = a.answer_id AND l.organisation_id = $1 LIMIT 1)
                 ) AS question
            FROM by_answer a
@@ -169,18 +172,14 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
     async unanswered(w, limit) {
       return db.query<UnansweredQuestion>(
         `SELECT kind, answer_id, conversation_id, answer, question, ${iso('at', 'created_at')} FROM (
-           SELECT 'chat' AS kind, m.id::text AS answer_id, c.id::text AS conversation_id, m.content AS answer,
-                  (SELECT u.content FROM conversation_messages u
-                    WHERE u.conversation_id = m.conversation_id AND u.seq < m.seq AND u.role = 'user' ORDER BY u.seq DESC LIMIT 1) AS question,
+           SELECT 'chat' AS kind, m.id::text AS answer_id, c.id::text AS conversation_id, m.content AS answer, ${QUESTION} AS question,
                   m.created_at AS at
              FROM conversations c JOIN conversation_messages m ON m.conversation_id = c.id
             WHERE c.organisation_id = $1 AND ($4::uuid IS NULL OR c.integration_id = $4) AND c.updated_at >= $2
               AND m.role = 'assistant' AND m.citations = '[]'::jsonb AND m.created_at >= $2 AND m.created_at < $3
            UNION ALL
-           SELECT 'summary', l.message_id, NULL, NULL, l.query, l.created_at
-             FROM answer_log l
-            WHERE l.organisation_id = $1 AND ($4::uuid IS NULL OR l.integration_id = $4) AND NOT l.relevant
-              AND l.created_at >= $2 AND l.created_at < $3
+           SELECT 'summary', message_id, NULL, NULL, query, created_at
+             FROM answer_log WHERE ${IN_WINDOW} AND NOT relevant
          ) x ORDER BY at DESC, answer_id LIMIT $5`,
         [...window(w), limit],
       );
@@ -218,13 +217,18 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
       // Feedback names an answer by its message id; only this organisation's events count.
       const messages = await db.query<TranscriptMessage>(
         `SELECT m.id::text AS id, m.role, m.content, m.citations, ${iso('m.created_at', 'created_at')},
-                (SELECT count(*)::int FROM widget_events w WHERE w.organisation_id = $2 AND w.answer_id = m.id::text AND w.name = 'thumbs_up')
-              + (SELECT count(*)::int FROM integration_events e WHERE e.integration_id = $3 AND e.event_type = 'thumbs_up'
-                   AND coalesce(e.meta->>'message_id', e.meta->>'answer_id') = m.id::text) AS thumbs_up,
-                (SELECT count(*)::int FROM widget_events w WHERE w.organisation_id = $2 AND w.answer_id = m.id::text AND w.name = 'thumbs_down')
-              + (SELECT count(*)::int FROM integration_events e WHERE e.integration_id = $3 AND e.event_type = 'thumbs_down'
-                   AND coalesce(e.meta->>'message_id', e.meta->>'answer_id') = m.id::text) AS thumbs_down
-           FROM conversation_messages m WHERE m.conversation_id = $1 ORDER BY m.seq`,
+                count(f.kind) FILTER (WHERE f.kind = 'thumbs_up')::int AS thumbs_up,
+                count(f.kind) FILTER (WHERE f.kind = 'thumbs_down')::int AS thumbs_down
+           FROM conversation_messages m
+           LEFT JOIN LATERAL (
+             SELECT w.name AS kind FROM widget_events w
+              WHERE w.organisation_id = $2 AND w.answer_id = m.id::text AND w.name IN ('thumbs_up', 'thumbs_down')
+             UNION ALL
+             SELECT e.event_type FROM integration_events e
+              WHERE e.integration_id = $3 AND e.event_type IN ('thumbs_up', 'thumbs_down') AND ${API_ANSWER_ID} = m.id::text
+           ) f ON true
+          WHERE m.conversation_id = $1
+          GROUP BY m.id, m.seq ORDER BY m.seq`,
         [id, scope.organisationId, conversation.integration_id],
       );
       return { ...conversation, messages };
