@@ -1,7 +1,7 @@
 /**
  * How long the console's analytics calls take over a month of many searches: `--searches`
- * synthetic rows in `search_log` (5,000 distinct queries, Zipf-like; 5 % without results;
- * spread over 30 days) with their daily counts (`search_daily`), and a fifth as many clicks, then each `GET /api/v1/analytics/…` of
+ * synthetic searches written through the search log's writer (5,000 distinct queries,
+ * Zipf-like; 5 % without results; spread over 30 days), and a fifth as many clicks, then each `GET /api/v1/analytics/…` of
  * the console's overview for the last 30 days, three times, over HTTP.
  *
  *   npm run bench:analytics                                        # PGlite, 200,000 searches
@@ -26,20 +26,25 @@ const collection = (await call('POST', '/api/v1/collections', { name: 'Docs' }))
 const box = (await call('POST', '/api/v1/integrations', { type: 'search_box', name: 'Box', collection_ids: [collection] })).data.id;
 
 const started = performance.now();
-await container.db.query(
-  `INSERT INTO search_log (organisation_id, integration_id, query, result_count, top_score, latency_ms, created_at)
-   SELECT $1, $2, 'query ' || floor(5000 * power(random(), 3))::int, CASE WHEN random() < 0.05 THEN 0 ELSE 5 END, random(), 10,
-          now() - random() * interval '30 days'
-     FROM generate_series(1, $3)`,
-  [org, box, searches],
-);
-// The daily counts the search log's writer keeps beside the searches (as migration 019 builds them).
-await container.db.query(
-  `INSERT INTO search_daily (organisation_id, integration_id, day, query, searches, no_results, sum_results, sum_top_score, scored, last_at)
-   SELECT organisation_id, integration_id, (created_at AT TIME ZONE 'UTC')::date, lower(btrim(query)),
-          count(*), count(*) FILTER (WHERE result_count = 0), sum(result_count), coalesce(sum(top_score::float8), 0), count(top_score), max(created_at)
-     FROM search_log GROUP BY 1, 2, 3, 4`,
-);
+// Through the search log's own writer (batches of 500, as searches are logged), so the
+// searches and their daily counts are what Lore itself would have stored.
+const month = 30 * 86_400_000;
+for (let written = 0; written < searches; ) {
+  const now = Date.now();
+  for (const end = Math.min(searches, written + 500); written < end; written++) {
+    const found = Math.random() >= 0.05;
+    container.searchLog.record({
+      organisationId: org,
+      integrationId: box,
+      query: `query ${Math.floor(5000 * Math.random() ** 3)}`,
+      resultCount: found ? 5 : 0,
+      topScore: found ? Math.random() : null,
+      latencyMs: 10,
+      at: new Date(now - Math.random() * month),
+    });
+  }
+  await container.searchLog.flush();
+}
 await container.db.query(
   `INSERT INTO integration_events (organisation_id, integration_id, event_type, meta, created_at)
    SELECT $1, $2, 'click', jsonb_build_object('rank', 1 + (random() * 5)::int), now() - random() * interval '30 days'
