@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { PERMISSIONS } from '../../src/domain/access.js';
 import { call, type Paged } from './api.js';
 import { Empty, ErrorNote, number, Pager, Show, useAction, useLoad, when } from './ui.js';
 import { WidgetEditor, type EditableWidget } from './widgetEditor.js';
@@ -12,7 +13,6 @@ interface ApiKey { id: string; name: string; permissions: string[]; source_ids: 
 interface Usage { answer_credits: number | null; usage_quota: number | null; period: string; requests: number; answers: number }
 interface Organisation { id: number; name: string; answer_credits: number | null; usage_quota: number | null; created_at: string }
 
-const PERMISSIONS = ['pages.read', 'pages.write', 'search', 'chat', 'summarize'] as const;
 
 /** Collections, with a form to create one. */
 export function Collections({ token }: { token: string }) {

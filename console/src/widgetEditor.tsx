@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { THEMES, VARIANTS, WIDGET_LOCALES, type WidgetConfig } from '../../src/domain/widgetConfig.js';
 import { call } from './api.js';
 import { ErrorNote, useAction } from './ui.js';
 
@@ -9,23 +10,9 @@ export interface EditableWidget {
   type: 'search' | 'chat';
   name: string;
   websites: string[];
-  config: Record<string, unknown> & {
-    variant: string;
-    accent_light: string;
-    accent_dark: string;
-    theme: string;
-    summary: boolean;
-    speech_input: boolean;
-    placeholder: string;
-    greeting: string;
-    prompts: string[];
-    avatar: string | null;
-    debounce: number;
-    default_language: string;
-  };
+  /** The config the API serves (the server's own type: the two cannot drift apart). */
+  config: WidgetConfig;
 }
-
-const LOCALES = ['en', 'nl', 'de', 'fr', 'es', 'it', 'pt-BR', 'zh-Hans', 'zh-Hant', 'zh-HK', 'ja', 'ko', 'th'];
 const PREVIEW_KEY = 'lore-console-preview-key';
 
 interface Sdk {
@@ -131,7 +118,7 @@ export function WidgetEditor({ token, widget, onClose }: { token: string; widget
             <label>
               Variant
               <select value={config.variant} onChange={(e) => set('variant', (e.target as HTMLSelectElement).value)}>
-                {(chat ? ['bubble', 'sidebar', 'inline'] : ['modal', 'inline']).map((v) => (
+                {VARIANTS[widget.type].map((v) => (
                   <option key={v} value={v}>{v}</option>
                 ))}
               </select>
@@ -139,7 +126,7 @@ export function WidgetEditor({ token, widget, onClose }: { token: string; widget
             <label>
               Theme
               <select value={config.theme} onChange={(e) => set('theme', (e.target as HTMLSelectElement).value)}>
-                {['auto', 'light', 'dark'].map((v) => (
+                {THEMES.map((v) => (
                   <option key={v} value={v}>{v}</option>
                 ))}
               </select>
@@ -153,7 +140,7 @@ export function WidgetEditor({ token, widget, onClose }: { token: string; widget
             <label>
               Language
               <select value={config.default_language} onChange={(e) => set('default_language', (e.target as HTMLSelectElement).value)}>
-                {LOCALES.map((l) => (
+                {WIDGET_LOCALES.map((l) => (
                   <option key={l} value={l}>{l}</option>
                 ))}
               </select>
