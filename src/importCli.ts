@@ -52,7 +52,12 @@ export async function importFolder(options: FolderImportOptions): Promise<Folder
   const listed = new Set(files.map((f) => f.relative));
   const fileOf = (sourceId: string) => (listed.has(sourceId) || !sourceId.includes('#') ? sourceId : sourceId.slice(0, sourceId.lastIndexOf('#')));
   const storedOf = new Map<string, string[]>();
-  for (const sourceId of stored.keys()) storedOf.set(fileOf(sourceId), [...(storedOf.get(fileOf(sourceId)) ?? []), sourceId]);
+  for (const sourceId of stored.keys()) {
+    const file = fileOf(sourceId);
+    const ids = storedOf.get(file);
+    if (ids) ids.push(sourceId);
+    else storedOf.set(file, [sourceId]);
+  }
   /** Entries of files read that the file no longer makes (a section gone, or the other mode's). */
   const replaced: string[] = [];
   for (const file of files) {

@@ -51,9 +51,9 @@ export async function demoRoutes(app: App): Promise<void> {
   asset(app, '/demo.js', 'text/javascript; charset=utf-8', DEMO_JS);
   asset(app, '/demo.css', 'text/css; charset=utf-8', DEMO_CSS);
 
-  /** The document at `path` under DOC_PATH: its name and whether `path` is where it is published. */
-  async function documentAt(path: string): Promise<{ name: string; canonical: boolean } | null> {
-    for (const name of await loreDocs.names()) {
+  /** The document of `names` at `path` under DOC_PATH: its name and whether `path` is where it is published. */
+  function documentAt(names: readonly string[], path: string): { name: string; canonical: boolean } | null {
+    for (const name of names) {
       if (docPath(name) === `${DOC_PATH}${path}`) return { name, canonical: true };
       if (name === path) return { name, canonical: false };
     }
@@ -61,11 +61,12 @@ export async function demoRoutes(app: App): Promise<void> {
   }
   async function document(path: string, reply: FastifyReply) {
     const keys = await demo.keys();
-    const found = keys === null ? null : await documentAt(path);
+    const names = keys === null ? [] : await loreDocs.names();
+    const found = documentAt(names, path);
     const markdown = found === null ? null : await loreDocs.read(found.name);
     if (keys === null || found === null || markdown === null) throw new NotFoundError('Document');
     if (!found.canonical) return reply.redirect(docPath(found.name), 301);
-    return sendPage(reply, demoDocPage(keys, found.name, documentToHtml(markdown), await loreDocs.names()));
+    return sendPage(reply, demoDocPage(keys, found.name, documentToHtml(markdown), names));
   }
   app.get(DOC_PATH, { schema: { hide: true } }, (_request, reply) => document('', reply));
   app.get(`${DOC_PATH}:name`, {
