@@ -203,7 +203,11 @@ export interface SearchRepository {
    * The entries of these (entry, chunk) pairs, as the API shows them, each with its chunk's
    * text (null when the chunk is gone); entries deleted meanwhile are left out. Any order.
    */
-  passages(scope: Scope, items: readonly { entryId: string; chunkId: number }[]): Promise<{ entry: Entry; chunkText: string | null; chunkHeadings: string[] }[]>;
+  /** Entries with the text, headings and language (as analysed when written) of the chunk each was found by. */
+  passages(
+    scope: Scope,
+    items: readonly { entryId: string; chunkId: number }[],
+  ): Promise<{ entry: Entry; chunkText: string | null; chunkHeadings: string[]; chunkLanguage: string | null }[]>;
   /**
    * Chunk ids (at most `limit`) of the entries in these collections whose `source_url`, without
    * its fragment, query and trailing slashes, is `pageKey` (see domain/search.ts pageKey).

@@ -338,12 +338,12 @@ export function createSearchService(deps: {
     return items
       .filter((r) => found.has(r.entryId))
       .map((r) => {
-        const { entry, chunkText, chunkHeadings } = found.get(r.entryId)!;
+        const { entry, chunkText, chunkHeadings, chunkLanguage } = found.get(r.entryId)!;
         const text = chunkText ?? entry.raw_text;
         return {
           text,
           headings: chunkHeadings,
-          hit: { ...entry, score_breakdown: { similarity: round(r.similarity), final_score: round(r.final), ...parts?.get(r.chunkId) }, snippet: snippet(text, terms) },
+          hit: { ...entry, score_breakdown: { similarity: round(r.similarity), final_score: round(r.final), ...parts?.get(r.chunkId) }, snippet: snippet(text, terms, chunkText === null ? undefined : chunkLanguage) },
         };
       });
   }

@@ -5,13 +5,14 @@ const MAX_SNIPPET = 240;
 /**
  * The passage of `text` around the densest run of query terms, at most ~240 characters,
  * with matching words wrapped in <mark>…</mark>. Everything else is HTML-escaped, so the
- * snippet is safe to insert as HTML.
+ * snippet is safe to insert as HTML. Words are analysed in `language`, the one a chunk's
+ * terms were made in when it was written (detected from the text when unknown).
  */
-export function snippet(text: string, queryTerms: readonly string[]): string {
+export function snippet(text: string, queryTerms: readonly string[], language?: string | null): string {
   const wanted = new Set(queryTerms);
   const body = text.length > 20_000 ? text.slice(0, 20_000) : text;
   const words: { start: number; end: number; hit: boolean }[] = [];
-  for (const w of analyzedWords(body, detectLanguage(body))) {
+  for (const w of analyzedWords(body, language ?? detectLanguage(body))) {
     words.push({ start: w.start, end: w.end, hit: w.terms.some((t) => wanted.has(t)) });
   }
   // Window start with the most hits within MAX_SNIPPET characters.

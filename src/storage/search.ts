@@ -32,15 +32,20 @@ export function createSearchRepository(db: Db): SearchRepository {
 
     async passages(scope, items) {
       if (items.length === 0) return [];
-      const rows = await db.query<Entry & { chunk_text: string | null; chunk_headings: string[] | null }>(
-        `SELECT ${ENTRY_COLUMNS}, c.text AS chunk_text, c.headings AS chunk_headings
+      const rows = await db.query<Entry & { chunk_text: string | null; chunk_headings: string[] | null; chunk_language: string | null }>(
+        `SELECT ${ENTRY_COLUMNS}, c.text AS chunk_text, c.headings AS chunk_headings, c.language AS chunk_language
          FROM unnest($2::uuid[], $3::bigint[]) AS x(entry_id, chunk_id)
            JOIN entries e ON e.id = x.entry_id AND e.organisation_id = $1
            LEFT JOIN chunks c ON c.id = x.chunk_id AND c.entry_id = x.entry_id`,
         [scope.organisationId, items.map((i) => i.entryId), items.map((i) => i.chunkId)],
         { prepare: true },
       );
-      return rows.map(({ chunk_text: chunkText, chunk_headings: headings, ...entry }) => ({ entry, chunkText, chunkHeadings: headings ?? [] }));
+      return rows.map(({ chunk_text: chunkText, chunk_headings: headings, chunk_language: chunkLanguage, ...entry }) => ({
+        entry,
+        chunkText,
+        chunkHeadings: headings ?? [],
+        chunkLanguage,
+      }));
     },
 
     async pageChunks(scope, collectionIds, pageKey, limit) {
