@@ -201,9 +201,9 @@ export interface SearchRepository {
   ): Promise<ChunkScore[]>;
   /**
    * The entries of these (entry, chunk) pairs, as the API shows them, each with its chunk's
-   * text (null when the chunk is gone); entries deleted meanwhile are left out. Any order.
+   * text, headings and language (the one its terms were made in when written; text and
+   * language null when the chunk is gone); entries deleted meanwhile are left out. Any order.
    */
-  /** Entries with the text, headings and language (as analysed when written) of the chunk each was found by. */
   passages(
     scope: Scope,
     items: readonly { entryId: string; chunkId: number }[],

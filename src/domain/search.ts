@@ -349,7 +349,7 @@ export function createSearchService(deps: {
         return {
           text,
           headings: chunkHeadings,
-          hit: { ...entry, score_breakdown: { similarity: round(r.similarity), final_score: round(r.final), ...parts?.get(r.chunkId) }, snippet: snippet(text, terms, chunkText === null ? undefined : chunkLanguage) },
+          hit: { ...entry, score_breakdown: { similarity: round(r.similarity), final_score: round(r.final), ...parts?.get(r.chunkId) }, snippet: snippet(text, terms, chunkLanguage) },
         };
       });
   }
