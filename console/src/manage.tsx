@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { PERMISSIONS } from '../../src/domain/access.js';
 import { call, type Paged } from './api.js';
-import { Empty, ErrorNote, number, Pager, Show, useAction, useLoad, when } from './ui.js';
+import { Checklist, Empty, ErrorNote, number, Pager, Show, useAction, useLoad, when } from './ui.js';
 import { WidgetEditor, type EditableWidget } from './widgetEditor.js';
 import { Crawlers } from './crawlers.js';
 
@@ -245,16 +245,9 @@ function NewIntegration({ token, collections, onCreated }: { token: string; coll
           </select>
         </label>
       </div>
-      <fieldset>
-        <legend>Collections</legend>
-        {collections.length === 0 && <span class="muted">Create a collection first (Collections).</span>}
-        {collections.map((c) => (
-          <label key={c.id} class="check">
-            <input type="checkbox" checked={chosen.includes(c.id)} onChange={(e) => setChosen((e.target as HTMLInputElement).checked ? [...chosen, c.id] : chosen.filter((x) => x !== c.id))} />
-            {c.name}
-          </label>
-        ))}
-      </fieldset>
+      <Checklist legend="Collections" items={collectionItems(collections)} chosen={chosen} onChange={setChosen}>
+        <span class="muted">Create a collection first (Collections).</span>
+      </Checklist>
       <ErrorNote error={action.error} />
       <button type="submit" disabled={action.busy || chosen.length === 0}>Create integration</button>
     </form>
@@ -292,15 +285,7 @@ function IntegrationEditor({ token, integration, collections, onClose }: { token
       <label class="block">
         Name <input value={name} required maxLength={255} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
       </label>
-      <fieldset>
-        <legend>Collections</legend>
-        {collections.map((c) => (
-          <label key={c.id} class="check">
-            <input type="checkbox" checked={chosen.includes(c.id)} onChange={(e) => setChosen((e.target as HTMLInputElement).checked ? [...chosen, c.id] : chosen.filter((x) => x !== c.id))} />
-            {c.name}
-          </label>
-        ))}
-      </fieldset>
+      <Checklist legend="Collections" items={collectionItems(collections)} chosen={chosen} onChange={setChosen} />
       <label class="check">
         <input type="checkbox" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} /> Serving (an inactive integration answers nothing)
       </label>
@@ -513,28 +498,8 @@ export function ApiKeys({ token }: { token: string }) {
         <label class="block">
           Name <input value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} required maxLength={255} placeholder="CMS sync" />
         </label>
-        <fieldset>
-          <legend>Permissions</legend>
-          {PERMISSIONS.map((p) => (
-            <label key={p} class="check">
-              <input
-                type="checkbox"
-                checked={permissions.includes(p)}
-                onChange={(e) => setPermissions((e.target as HTMLInputElement).checked ? [...permissions, p] : permissions.filter((x) => x !== p))}
-              />
-              {p}
-            </label>
-          ))}
-        </fieldset>
-        <fieldset>
-          <legend>Collections it may use (none ticked: all)</legend>
-          {(collections.data?.data ?? []).map((c) => (
-            <label key={c.id} class="check">
-              <input type="checkbox" checked={sources.includes(c.id)} onChange={(e) => setSources((e.target as HTMLInputElement).checked ? [...sources, c.id] : sources.filter((x) => x !== c.id))} />
-              {c.name}
-            </label>
-          ))}
-        </fieldset>
+        <Checklist legend="Permissions" items={PERMISSIONS.map((p) => ({ value: p, label: p }))} chosen={permissions} onChange={setPermissions} />
+        <Checklist legend="Collections it may use (none ticked: all)" items={collectionItems(collections.data?.data ?? [])} chosen={sources} onChange={setSources} />
         <ErrorNote error={action.error} />
         <button type="submit" disabled={action.busy || permissions.length === 0}>Create key</button>
         {created && (
@@ -703,4 +668,9 @@ function Limit({ label, value, onSave }: { label: string; value: number | null; 
       onKeyDown={(e) => e.key === 'Enter' && save()}
     />
   );
+}
+
+/** Collections as checklist items. */
+function collectionItems(collections: readonly { id: string; name: string }[]) {
+  return collections.map((c) => ({ value: c.id, label: c.name }));
 }

@@ -56,6 +56,38 @@ export function ErrorNote({ error }: { error: string | null }) {
   return error ? <p class="error" role="alert">{error}</p> : null;
 }
 
+/** A fieldset of checkboxes choosing some of `items` (by value); `children` shows when there are none. */
+export function Checklist({
+  legend,
+  items,
+  chosen,
+  onChange,
+  children,
+}: {
+  legend: string;
+  items: readonly { value: string; label: string }[];
+  chosen: readonly string[];
+  onChange: (chosen: string[]) => void;
+  children?: ComponentChildren;
+}) {
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      {items.length === 0 && children}
+      {items.map(({ value, label }) => (
+        <label key={value} class="check">
+          <input
+            type="checkbox"
+            checked={chosen.includes(value)}
+            onChange={(e) => onChange((e.target as HTMLInputElement).checked ? [...chosen, value] : chosen.filter((x) => x !== value))}
+          />
+          {label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 /** A loaded value's states: skeleton, error, or the content. */
 export function Show<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
   if (loaded.error) return <ErrorNote error={loaded.error} />;
