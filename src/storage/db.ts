@@ -8,11 +8,11 @@ export interface Queryable {
 
 export interface QueryOptions {
   /**
-   * On PostgreSQL, a named prepared statement (per connection, by the text's hash): parsed
-   * once, and planned once when PostgreSQL finds its generic plan as good as custom ones. For
-   * the statements every search runs, whose text comes from a small fixed set (never for a
-   * text built from a variable number of values: each would stay prepared on every
-   * connection). Ignored on PGlite.
+   * A named prepared statement (on PostgreSQL per connection, by the text's hash; on PGlite
+   * on its one connection): parsed once, and planned once when PostgreSQL finds its generic
+   * plan as good as custom ones. For the statements every search runs, whose text comes from
+   * a small fixed set (never for a text built from a variable number of values: each would
+   * stay prepared for the connection's life). Inside a PGlite transaction, a plain query.
    */
   prepare?: boolean;
 }

