@@ -74,6 +74,8 @@ export function createSearchRepository(db: Db): SearchRepository {
         `SELECT DISTINCT l.language FROM collection_languages l JOIN collections c ON c.id = l.collection_id
          WHERE c.organisation_id = $1 AND l.collection_id = ANY($2::uuid[]) ORDER BY l.language`,
         [scope.organisationId, collectionIds],
+        // Most searches run it: a query of a few words seldom names its language.
+        { prepare: true },
       );
       return rows.map((r) => r.language);
     },
