@@ -56,7 +56,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
  * in one exchange, and PostgreSQL plans it as on a server (custom plans, then a generic one
  * when as good). Measured on an empty database, per call: the lexical pass 2.8 → 0.35 ms, the
  * scoring statement 2.9 → 1.4 ms, the passages 1.0 → 0.2 ms. Statements run outside any
- * transaction, as `query` does: PGlite's transaction lock is taken before its query lock.
+ * transaction, as `query` does: PGlite's transaction lock is taken before its query lock
+ * (its public `runExclusive` takes only the query lock, and a statement would then run
+ * between another caller's, inside its open transaction).
  */
 function preparedStatements(pg: PGlite) {
   const { serialize } = protocol;
