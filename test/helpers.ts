@@ -48,7 +48,7 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop: () =
 }
 
 /** A fresh database: in-memory PGlite, or a new database on the test PostgreSQL server. */
-async function freshDb(backend: Backend): Promise<{ db: Db; drop: () => Promise<void> }> {
+export async function freshDb(backend: Backend): Promise<{ db: Db; drop: () => Promise<void> }> {
   if (backend === 'pglite') return { db: await openPglite(undefined), drop: async () => {} };
   const database = await freshPostgresDatabase();
   return { db: await openPostgres(database.url, 4), drop: database.drop };

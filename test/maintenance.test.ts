@@ -7,9 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Db } from '../src/storage/db.js';
 import { createMaintenance } from '../src/storage/maintenance.js';
 import { migrate } from '../src/storage/migrate.js';
-import { openPglite } from '../src/storage/pglite.js';
-import { openPostgres } from '../src/storage/postgres.js';
-import { backends, freshPostgresDatabase } from './helpers.js';
+import { backends, freshDb } from './helpers.js';
 
 /** A process's view of the database: every VACUUM or ANALYZE it runs is recorded. */
 function spied(db: Db, runs: string[], name: string): Db {
@@ -24,12 +22,7 @@ for (const backend of backends()) {
     let db: Db;
     let drop = async () => {};
     before(async () => {
-      if (backend === 'pglite') db = await openPglite(undefined);
-      else {
-        const database = await freshPostgresDatabase();
-        db = await openPostgres(database.url, 4);
-        drop = database.drop;
-      }
+      ({ db, drop } = await freshDb(backend));
       await migrate(db);
     });
     after(async () => {

@@ -7,21 +7,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../src/storage/db.js';
-import { openPglite } from '../src/storage/pglite.js';
-import { openPostgres } from '../src/storage/postgres.js';
-import { backends, freshPostgresDatabase } from './helpers.js';
+import { backends, freshDb } from './helpers.js';
 
 for (const backend of backends()) {
   describe(`prepared statements (${backend})`, () => {
     let db: Db;
     let drop = async () => {};
     before(async () => {
-      if (backend === 'pglite') db = await openPglite(undefined);
-      else {
-        const database = await freshPostgresDatabase();
-        db = await openPostgres(database.url, 2);
-        drop = database.drop;
-      }
+      ({ db, drop } = await freshDb(backend));
       await db.exec(`CREATE TABLE items (id bigint PRIMARY KEY, tag uuid NOT NULL, name text, score real, meta jsonb);
         INSERT INTO items SELECT g, ('00000000-0000-0000-0000-' || lpad(g::text, 12, '0'))::uuid, 'item ' || g, g / 4.0, jsonb_build_object('n', g)
         FROM generate_series(1, 50) g;`);
