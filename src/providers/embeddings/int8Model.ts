@@ -58,17 +58,32 @@ function* fields(buffer: Uint8Array): Generator<Field> {
 /** protobufjs reads an int64 as a number, or as a Long where the `long` package is loaded. */
 const toNumber = (value: ReturnType<protobuf.Reader['int64']>) => protobuf.util.LongBits.from(value).toNumber();
 
-/** A message's bytes, built from fields copied as they are and new length-delimited ones. */
+/**
+ * A message's bytes, built from fields copied as they are and new length-delimited ones, as
+ * a list of slices: the weights (most of a model) are copied once, into the final buffer.
+ */
 class Message {
   private readonly parts: Uint8Array[] = [];
-  copy(field: Field): void {
-    this.parts.push(field.raw);
+  length = 0;
+  private push(part: Uint8Array): void {
+    this.parts.push(part);
+    this.length += part.length;
   }
-  add(number: number, payload: Uint8Array): void {
-    this.parts.push(Writer.create().uint32((number << 3) | LENGTH_DELIMITED).uint32(payload.length).finish(), payload);
+  copy(field: Field): void {
+    this.push(field.raw);
+  }
+  /** Field `number` holding `payload` (bytes, or a message). */
+  add(number: number, payload: Uint8Array | Message): void {
+    this.push(Writer.create().uint32((number << 3) | LENGTH_DELIMITED).uint32(payload.length).finish());
+    if (payload instanceof Message) for (const part of payload.parts) this.push(part);
+    else this.push(payload);
+  }
+  /** Encoded fields written with protobufjs's writer. */
+  write(writer: protobuf.Writer): void {
+    this.push(writer.finish());
   }
   finish(): Uint8Array {
-    return Buffer.concat(this.parts);
+    return Buffer.concat(this.parts, this.length);
   }
 }
 
@@ -150,13 +165,15 @@ function readTensor(bytes: Uint8Array, folder: string, files: Map<string, Buffer
   return tensor;
 }
 
-function writeTensor(name: string, dims: number[], dataType: number, data: Uint8Array): Uint8Array {
+function writeTensor(name: string, dims: number[], dataType: number, data: Uint8Array): Message {
   const writer = Writer.create();
   for (const d of dims) writer.uint32((TENSOR.dims << 3) | 0).int64(d);
   writer.uint32((TENSOR.dataType << 3) | 0).int32(dataType);
   writer.uint32((TENSOR.name << 3) | LENGTH_DELIMITED).string(name);
-  writer.uint32((TENSOR.rawData << 3) | LENGTH_DELIMITED).bytes(data);
-  return writer.finish();
+  const tensor = new Message();
+  tensor.write(writer);
+  tensor.add(TENSOR.rawData, data);
+  return tensor;
 }
 
 function writeNode(node: { inputs: string[]; outputs: string[]; name: string; opType: string; domain: string }): Uint8Array {
@@ -247,7 +264,7 @@ export function int8FromQ4(file: string): Uint8Array {
     const nodes = graphFields.filter((f) => f.number === GRAPH_NODE).map((f) => ({ field: f, node: readNode(f.bytes) }));
     const replaced = new Set<string>();
     const graphOut = new Message();
-    const added: Uint8Array[] = [];
+    const added: Message[] = [];
     for (const { field, node } of nodes) {
       if (node.opType !== 'MatMulNBits') {
         graphOut.copy(field);
@@ -287,7 +304,7 @@ export function int8FromQ4(file: string): Uint8Array {
       else graphOut.add(GRAPH_INITIALIZER, writeTensor(tensor.name, tensor.dims, tensor.dataType, tensor.data!));
     }
     for (const tensor of added) graphOut.add(GRAPH_INITIALIZER, tensor);
-    modelOut.add(MODEL_GRAPH, graphOut.finish());
+    modelOut.add(MODEL_GRAPH, graphOut);
   }
   if (converted === 0) throw new Error(`${file} has no 4-bit MatMulNBits to convert`);
   return modelOut.finish();

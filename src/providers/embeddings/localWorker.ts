@@ -36,7 +36,7 @@ try {
   // `int8` of a model that ships only 4-bit weights (the bundled one): made from them here
   // (int8Model.ts). Any other dtype is the file transformers.js names for it.
   const folder = path.join(options.modelPath, options.model, 'onnx');
-  const derived =
+  let derived =
     options.dtype === 'int8' && !existsSync(path.join(folder, 'model_int8.onnx')) && existsSync(path.join(folder, 'model_q4.onnx'))
       ? int8FromQ4(path.join(folder, 'model_q4.onnx'))
       : undefined;
@@ -79,6 +79,7 @@ try {
   // runs meanwhile (measured: 4.9 instead of 6.5 ms of CPU a query, 4.5 instead of 3.1 ms
   // alone), and batches of chunks on onnxruntime's default threads, one per core.
   const extractors = { query: await load(1), bulk: await load() };
+  derived = undefined; // the sessions hold their own copies of the weights
   const probe = await extractors.bulk(['probe']);
   port.on('message', async ({ id, texts, kind }: Request) => {
     try {
