@@ -38,7 +38,7 @@ const { values } = parseArgs({
 interface Paragraph { _id: string; title: string; text: string }
 interface Question { question: string; answers: string[]; context_id: string }
 // As Lore runs it: the best candidates re-scored by the bundled embedding model (`--semantic off`: lexical only).
-const similarity = values.semantic === 'off' ? undefined : embeddingSimilarity(await createLocalEmbedder({ model: 'onnx-community/all-MiniLM-L6-v2-ONNX', modelPath: bundledModelPath(), dtype: 'q4' }));
+const similarity = values.semantic === 'off' ? undefined : embeddingSimilarity(await createLocalEmbedder({ model: 'onnx-community/all-MiniLM-L6-v2-ONNX', modelPath: bundledModelPath(), dtype: 'int8' }));
 const provider = createExtractiveProvider({ maxSentences: Number(values.sentences), maxChars: Number(values.chars), similarity });
 const PASSAGES = 5;
 const UNSPACED = new Set(['zh', 'ja', 'th']);

@@ -153,7 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       kind,
       model: env.LORE_EMBEDDINGS_MODEL || 'onnx-community/all-MiniLM-L6-v2-ONNX',
       modelPath: env.LORE_EMBEDDINGS_MODEL_PATH || undefined,
-      dtype: env.LORE_EMBEDDINGS_DTYPE || 'q4',
+      dtype: env.LORE_EMBEDDINGS_DTYPE || 'int8',
     };
   } else if (kind === 'openai') {
     const baseUrl = url('OPENAI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1';
@@ -167,7 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     };
   } else {
     problems.push(`LORE_EMBEDDINGS must be "local" or "openai" (got "${kind}")`);
-    embeddings = { kind: 'local', model: '', modelPath: undefined, dtype: 'q4' };
+    embeddings = { kind: 'local', model: '', modelPath: undefined, dtype: 'int8' };
   }
 
   let answers: AnswersConfig = { kind: 'extractive' };

@@ -22,7 +22,7 @@ export const MASTER_KEY = 'test-master-key-0123456789abcdef';
 let realEmbedder: Promise<Embedder> | undefined;
 /** The real default model, loaded once per test process. */
 export function defaultEmbedder(): Promise<Embedder> {
-  realEmbedder ??= createLocalEmbedder({ model: 'onnx-community/all-MiniLM-L6-v2-ONNX', dtype: 'q4' });
+  realEmbedder ??= createLocalEmbedder({ model: 'onnx-community/all-MiniLM-L6-v2-ONNX', dtype: 'int8' });
   return realEmbedder;
 }
 
@@ -87,7 +87,7 @@ export async function startServer(
     databaseUrl: undefined,
     masterKey: MASTER_KEY,
     publicUrl: undefined,
-    embeddings: { kind: 'local', model: 'onnx-community/all-MiniLM-L6-v2-ONNX', modelPath: undefined, dtype: 'q4' },
+    embeddings: { kind: 'local', model: 'onnx-community/all-MiniLM-L6-v2-ONNX', modelPath: undefined, dtype: 'int8' },
     logLevel: 'silent',
     bodyLimit: 10 * 1024 * 1024,
     rateLimits: { perCredential: 0, perIp: 0, answers: 0 },
