@@ -53,12 +53,14 @@ try {
   };
   // The same steps as transformers.js's feature-extraction pipeline (its tokenizer, padding
   // and truncation; mean pooling over the attention mask; L2 norm), on a session made from bytes.
+  let tokenizer: ReturnType<typeof AutoTokenizer.from_pretrained> | undefined; // one for both sessions
   const fromBytes = async (bytes: Uint8Array, threads?: number): Promise<Extract> => {
     const ort = await import('onnxruntime-node');
-    const tokenizer = await AutoTokenizer.from_pretrained(options.model);
+    tokenizer ??= AutoTokenizer.from_pretrained(options.model);
+    const tokenize = await tokenizer;
     const session = await ort.InferenceSession.create(bytes, threads ? { intraOpNumThreads: threads, interOpNumThreads: 1 } : {});
     return async (texts) => {
-      const encoded = tokenizer(texts, { padding: true, truncation: true }) as Record<string, { data: BigInt64Array; dims: number[] }>;
+      const encoded = tokenize(texts, { padding: true, truncation: true }) as Record<string, { data: BigInt64Array; dims: number[] }>;
       const ids = encoded.input_ids!;
       const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {};
       for (const name of session.inputNames) {
