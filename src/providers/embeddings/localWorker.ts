@@ -29,7 +29,7 @@ const send = (reply: Reply, transfer: ArrayBuffer[] = []) => port.postMessage(re
 type Extract = (texts: string[]) => Promise<{ data: Float32Array<ArrayBuffer>; dimensions: number }>;
 
 try {
-  const { pipeline, env, AutoTokenizer } = await import('@huggingface/transformers');
+  const { pipeline, env, AutoTokenizer, Tensor, mean_pooling } = await import('@huggingface/transformers');
   env.allowRemoteModels = false;
   env.localModelPath = options.modelPath;
 
@@ -52,7 +52,8 @@ try {
     };
   };
   // The same steps as transformers.js's feature-extraction pipeline (its tokenizer, padding
-  // and truncation; mean pooling over the attention mask; L2 norm), on a session made from bytes.
+  // and truncation; its mean pooling over the attention mask and L2 norm), on a session made
+  // from bytes.
   let tokenizer: ReturnType<typeof AutoTokenizer.from_pretrained> | undefined; // one for both sessions
   const fromBytes = async (bytes: Uint8Array, threads?: number): Promise<Extract> => {
     const ort = await import('onnxruntime-node');
@@ -60,18 +61,18 @@ try {
     const tokenize = await tokenizer;
     const session = await ort.InferenceSession.create(bytes, threads ? { intraOpNumThreads: threads, interOpNumThreads: 1 } : {});
     return async (texts) => {
-      const encoded = tokenize(texts, { padding: true, truncation: true }) as Record<string, { data: BigInt64Array; dims: number[] }>;
+      const encoded = tokenize(texts, { padding: true, truncation: true }) as Record<string, InstanceType<typeof Tensor>>;
       const ids = encoded.input_ids!;
       const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {};
       for (const name of session.inputNames) {
         const input = encoded[name] ?? (name === 'token_type_ids' ? { data: new BigInt64Array(ids.data.length), dims: ids.dims } : undefined);
         if (!input) throw new Error(`the model needs an input "${name}" the tokenizer does not give`);
-        feeds[name] = new ort.Tensor('int64', input.data, input.dims);
+        feeds[name] = new ort.Tensor('int64', input.data as BigInt64Array, input.dims);
       }
       const outputs = await session.run(feeds);
       const hidden = outputs.last_hidden_state ?? outputs[session.outputNames[0]!]!;
-      const [batch, tokens, dimensions] = hidden.dims as [number, number, number];
-      return { data: meanPooled(hidden.data as Float32Array, encoded.attention_mask!.data, batch, tokens, dimensions), dimensions };
+      const pooled = mean_pooling(new Tensor('float32', hidden.data as Float32Array, hidden.dims as number[]), encoded.attention_mask!).normalize(2, -1);
+      return { data: Float32Array.from(pooled.data as Float32Array), dimensions: pooled.dims.at(-1) ?? 0 };
     };
   };
   const load = (threads?: number) => (derived ? fromBytes(derived, threads) : fromPipeline(threads));
@@ -94,24 +95,4 @@ try {
   send({ type: 'ready', dimensions: probe.dimensions });
 } catch (error) {
   send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
-}
-
-/** The mean of each text's token vectors where its attention mask is 1, scaled to length 1. */
-function meanPooled(hidden: Float32Array, mask: BigInt64Array, batch: number, tokens: number, dimensions: number): Float32Array<ArrayBuffer> {
-  const out = new Float32Array(batch * dimensions);
-  for (let b = 0; b < batch; b++) {
-    const row = out.subarray(b * dimensions, (b + 1) * dimensions);
-    let count = 0;
-    for (let t = 0; t < tokens; t++) {
-      if (mask[b * tokens + t] === 0n) continue;
-      count++;
-      const offset = (b * tokens + t) * dimensions;
-      for (let d = 0; d < dimensions; d++) row[d]! += hidden[offset + d]!;
-    }
-    let norm = 0;
-    for (let d = 0; d < dimensions; d++) norm += (row[d]! /= Math.max(count, 1)) ** 2;
-    norm = Math.sqrt(norm) || 1;
-    for (let d = 0; d < dimensions; d++) row[d]! /= norm;
-  }
-  return out;
 }
