@@ -254,13 +254,9 @@ export function int8FromQ4(file: string): Uint8Array {
       continue;
     }
     const graphFields = [...fields(top.bytes)];
-    const tensors = new Map<string, Tensor>();
-    for (const f of graphFields) {
-      if (f.number === GRAPH_INITIALIZER) {
-        const tensor = readTensor(f.bytes, folder, files);
-        tensors.set(tensor.name, tensor);
-      }
-    }
+    const initializers = new Map<Field, Tensor>();
+    for (const f of graphFields) if (f.number === GRAPH_INITIALIZER) initializers.set(f, readTensor(f.bytes, folder, files));
+    const tensors = new Map([...initializers.values()].map((t) => [t.name, t]));
     const nodes = graphFields.filter((f) => f.number === GRAPH_NODE).map((f) => ({ field: f, node: readNode(f.bytes) }));
     const replaced = new Set<string>();
     const graphOut = new Message();
@@ -298,7 +294,7 @@ export function int8FromQ4(file: string): Uint8Array {
         graphOut.copy(f);
         continue;
       }
-      const tensor = readTensor(f.bytes, folder, files);
+      const tensor = initializers.get(f)!;
       if (replaced.has(tensor.name) && !stillUsed.has(tensor.name)) continue;
       if (!tensor.external) graphOut.copy(f);
       else graphOut.add(GRAPH_INITIALIZER, writeTensor(tensor.name, tensor.dims, tensor.dataType, tensor.data!));
