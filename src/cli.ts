@@ -10,6 +10,8 @@ const USAGE = `Usage:
   lore token revoke --id TOKEN_ID                revoke an API token
   lore export FILE                               copy the whole instance into FILE (gzip'd JSON lines; - for stdout)
   lore import FILE [--replace]                   load an export into an empty database (--replace: replace what it holds)
+  lore reindex [--all] [--json]                  embed again, with the configured model, the chunks another model embedded
+                                                 (--all: every chunk), with a progress bar
   lore crawl URL --collection ID [--max-pages N] [--concurrency N] [--delay-ms MS] [--include PATTERN ...]
             [--exclude PATTERN ...] [--keep-gone] [--token TOKEN]
                                                  crawl a website (same origin and path prefix, robots.txt obeyed,
@@ -24,7 +26,7 @@ const USAGE = `Usage:
 Admin commands call a running server: --url (default http://127.0.0.1:$PORT or 3000)
 and --master-key (default $LORE_MASTER_KEY). export and import work on the database itself:
 DATABASE_URL when set, else the embedded one in LORE_DATA_DIR (default ./.lore), which no
-server may be using at the time.`;
+server may be using at the time; so does reindex (on PostgreSQL, beside running servers).`;
 
 /** The running server the commands call: --url, else this machine's $PORT or 3000. */
 function serverUrl(values: Record<string, unknown>): string {
@@ -97,6 +99,7 @@ async function main(argv: string[]): Promise<void> {
       include: { type: 'string', multiple: true },
       exclude: { type: 'string', multiple: true },
       'keep-gone': { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -167,6 +170,10 @@ async function main(argv: string[]): Promise<void> {
       const report = await importFolder({ dir: verb, collection, server: serverUrl(values), token, baseUrl: values['base-url'] ?? null, prune: values.prune, sections: values.sections, ignore: values.ignore ?? [] });
       print(report, formatImportReport(verb, collection, report));
     });
+  }
+  if (noun === 'reindex') {
+    const { reindexCommand } = await import('./reindexCli.js');
+    return reindexCommand({ all: values.all, json: values.json });
   }
   if (noun === 'export' || noun === 'import') {
     if (!verb) fail(`${noun} needs a FILE (- for standard ${noun === 'export' ? 'output' : 'input'})`);

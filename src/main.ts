@@ -4,6 +4,7 @@ import { buildApp } from './http/app.js';
 import { seedLoreDemo } from './loreDocs.js';
 import { resolveMasterKey } from './masterKey.js';
 import { DataDirLockedError } from './storage/dataDirLock.js';
+import type { Db } from './storage/db.js';
 
 /** How long a stop waits for requests and answer streams in flight. */
 const SHUTDOWN_TIMEOUT_MS = 25_000;
@@ -72,4 +73,18 @@ export async function serve(): Promise<void> {
     `Lore is listening on ${address} (${container.db.backend}${config.databaseUrl ? '' : ` in ${config.dataDir}`}, embeddings ${container.embedder.model})\n`,
   );
   if (demo !== null) process.stdout.write(`Demo: ${new URL('/', config.publicUrl ?? address).href} (search and chat over Lore's docs; LORE_DEMO=off turns it off)\n`);
+  // Chunks another model embedded are compared with this model's query vectors (or, of another
+  // dimension, not at all) until they are embedded again: say so, after listening (a scan).
+  void otherModels(container.db, container.embedder.model).then(
+    (others) => {
+      if (others.length === 0) return;
+      const list = others.map((o) => `${o.chunks.toLocaleString('en')} by ${o.model}`).join(', ');
+      process.stdout.write(`Chunks embedded by another model than ${container.embedder.model}: ${list}. Run lore reindex to embed them with this one.\n`);
+    },
+    () => {}, // advisory only (and the database may be closing already)
+  );
+}
+
+async function otherModels(db: Db, model: string): Promise<{ model: string; chunks: number }[]> {
+  return db.query<{ model: string; chunks: number }>('SELECT model, count(*)::int AS chunks FROM chunks WHERE model <> $1 GROUP BY model ORDER BY 2 DESC, 1', [model]);
 }

@@ -9,12 +9,12 @@ import { migrate } from './storage/migrate.js';
 import { openDatabase } from './storage/open.js';
 import { exportInstance, importInstance, TransferError, type Progress } from './storage/transfer.js';
 
-function fail(message: string): never {
+export function fail(message: string): never {
   process.stderr.write(`lore: ${message}\n`);
   process.exit(1);
 }
 
-function config(): Config {
+export function config(): Config {
   try {
     return loadConfig();
   } catch (error) {
@@ -23,12 +23,12 @@ function config(): Config {
   }
 }
 
-function describe(c: Config): string {
+export function describe(c: Config): string {
   return c.databaseUrl ? `PostgreSQL (${new URL(c.databaseUrl).host})` : `PGlite in ${c.dataDir}`;
 }
 
 /** Opens the configured database at this Lore's schema (as a start would). */
-async function open(c: Config): Promise<Db> {
+export async function open(c: Config): Promise<Db> {
   let db: Db;
   try {
     db = await openDatabase(c, 2);

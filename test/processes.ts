@@ -23,7 +23,15 @@ export async function processDatabase(backend: Backend, name: string): Promise<{
   return { env: { DATABASE_URL: database.url }, open: () => openPostgres(database.url, 2), drop: database.drop };
 }
 
-export interface Lore { process: ChildProcess; url: string; marks: number; exited: Promise<number | null>; waitMark(after: number): Promise<void> }
+export interface Lore {
+  process: ChildProcess;
+  url: string;
+  marks: number;
+  exited: Promise<number | null>;
+  waitMark(after: number): Promise<void>;
+  /** What it has written to stdout so far. */
+  stdout(): string;
+}
 
 /**
  * Starts `lore serve` as a child process on `env` (port chosen by the system, demo off, rate
@@ -41,6 +49,7 @@ export async function startLoreProcess(env: Record<string, string>): Promise<Lor
     url: '',
     marks: 0,
     exited,
+    stdout: () => stdout,
     async waitMark(count) {
       while (lore.marks < count) {
         if (child.exitCode !== null) throw new Error('Lore exited');
@@ -49,11 +58,11 @@ export async function startLoreProcess(env: Record<string, string>): Promise<Lor
     },
   };
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
     lore.marks = stderr.split('lore-test: write transaction open').length - 1;
   });
-  let stdout = '';
   lore.url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();

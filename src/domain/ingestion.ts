@@ -13,9 +13,10 @@ export interface Ingestion {
   /**
    * Chunks, tokenises and embeds the text of each entry. Chunks whose content hash is
    * already stored in the collection reuse that embedding. Throws UnavailableError when
-   * the embedder fails (the caller then writes nothing).
+   * the embedder fails (the caller then writes nothing). With `reuse: false`, every chunk
+   * is embedded anew (`lore reindex --all`).
    */
-  prepare(scope: Scope, collectionId: string, entries: readonly EntryFields[]): Promise<PreparedChunk[][]>;
+  prepare(scope: Scope, collectionId: string, entries: readonly EntryFields[], options?: { reuse?: boolean }): Promise<PreparedChunk[][]>;
 }
 
 /**
@@ -39,16 +40,15 @@ export function createIngestion(deps: { embedder: Embedder; entries: EntryReposi
     );
 
   return {
-    async prepare(scope, collectionId, fields) {
+    async prepare(scope, collectionId, fields, options = {}) {
       // Refused before any work when one text an entry would already overflow: chunking and
       // tokenising a flood's batches only to refuse them took the CPU the model needed.
       // (An entry whose chunks are all stored already needs no text: under such load it waits too.)
       if (queued > 0 && queued + fields.length > queueLimit) throw overloaded();
       const drafts = fields.map((f) => draftChunks(f, embedder.model));
       const all = drafts.flat();
-      const reusable = await entries.reusableEmbeddings(scope, collectionId, [
-        ...new Set(all.map((d) => d.contentHash)),
-      ]);
+      const reusable =
+        options.reuse === false ? new Map<string, Float32Array>() : await entries.reusableEmbeddings(scope, collectionId, [...new Set(all.map((d) => d.contentHash))]);
       const missing = all.filter((d) => !reusable.has(d.contentHash));
       // Identical new chunks (e.g. repeated boilerplate) are embedded once.
       const texts = [...new Map(missing.map((d) => [d.contentHash, d.embedText])).entries()];

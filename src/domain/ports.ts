@@ -122,6 +122,12 @@ export interface EntryRepository {
   reusableEmbeddings(scope: Scope, collectionId: string, hashes: readonly string[]): Promise<Map<string, Float32Array>>;
   /** Applies all writes in one transaction (entry rows, chunks, postings, statistics). */
   write(scope: Scope, collectionId: string, writes: readonly EntryWrite[]): Promise<EntryWriteResult[]>;
+  /**
+   * Replaces the chunks of entries (their postings and statistics with them) in one
+   * transaction, leaving the entry rows as they are: for entries whose `updated_at` is still
+   * `updatedAt` (ISO timestamp); others are left alone. The ids of the entries replaced.
+   */
+  replaceChunks(scope: Scope, collectionId: string, items: readonly { entryId: string; updatedAt: string; chunks: PreparedChunk[] }[]): Promise<string[]>;
   delete(scope: Scope, collectionId: string, entryId: string): Promise<boolean>;
   deleteBySource(scope: Scope, collectionId: string, sourceType: string, sourceId: string): Promise<boolean>;
 }

@@ -126,6 +126,28 @@ export function createEntryRepository(
       return written;
     },
 
+    async replaceChunks(scope, collectionId, items) {
+      if (items.length === 0) return [];
+      const replaced = await db.transaction(async (tx) => {
+        await lockCollection(tx, collectionId);
+        // Only entries unchanged since they were read: a write in between made chunks of its own.
+        const rows = await tx.query<{ id: string }>(
+          `SELECT e.id FROM entries e JOIN unnest($3::uuid[], $4::timestamptz[]) AS x(id, updated_at)
+             ON e.id = x.id AND e.updated_at = x.updated_at
+           WHERE e.collection_id = $1 AND e.organisation_id = $2 ORDER BY e.id FOR UPDATE OF e`,
+          [collectionId, scope.organisationId, items.map((i) => i.entryId), items.map((i) => i.updatedAt)],
+        );
+        const current = new Set(rows.map((r) => r.id));
+        const batch = items.filter((i) => current.has(i.entryId));
+        if (batch.length === 0) return [];
+        await removeChunks(tx, collectionId, batch.map((i) => i.entryId));
+        await insertChunks(tx, scope, collectionId, batch, embeddingModel);
+        return batch;
+      });
+      maintenance.noteWritten(replaced.reduce((n, i) => n + i.chunks.length, 0));
+      return replaced.map((i) => i.entryId);
+    },
+
     async delete(scope, collectionId, entryId) {
       return db.transaction(async (tx) => {
         await lockCollection(tx, collectionId);

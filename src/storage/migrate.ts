@@ -65,3 +65,26 @@ export function vectorIndexSql(dimensions: number): string {
   return `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw_${dimensions} ON chunk_vectors
     USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`;
 }
+
+/**
+ * Drops the HNSW indexes of dimensions other than `keep` that no vector has any more (after
+ * `lore reindex` moved every chunk to another model). The dimensions dropped.
+ */
+export async function dropUnusedVectorIndexes(db: Db, keep: number): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
+    const indexes = await tx.query<{ name: string }>(
+      `SELECT indexname AS name FROM pg_indexes WHERE tablename = 'chunk_vectors' AND indexname ~ '^chunk_vectors_hnsw_[0-9]+$' ORDER BY indexname`,
+    );
+    const dropped: number[] = [];
+    for (const { name } of indexes) {
+      const dims = Number(name.slice('chunk_vectors_hnsw_'.length));
+      if (dims === keep) continue;
+      const [used] = await tx.query<{ used: boolean }>('SELECT EXISTS (SELECT 1 FROM chunk_vectors WHERE dims = $1) AS used', [dims]);
+      if (used!.used) continue;
+      await tx.query(`DROP INDEX ${name}`);
+      dropped.push(dims);
+    }
+    return dropped;
+  });
+}

@@ -258,7 +258,8 @@ async function scored(
        -- each posting compare itself with every term (4.8 → 4.2 ms a search at 100k chunks).
        coalesce((SELECT sum(q.idf * ${tfNormSql('t.tf', 't.length', '$7::float8')})
                  FROM unnest($5::text[], $6::float8[]) AS q(term, idf) JOIN chunk_terms t ON t.chunk_id = cand.chunk_id AND t.term = q.term), 0) AS bm25,
-       1 - coalesce(cand.distance, (SELECT v.embedding <=> ${q} FROM chunk_vectors v WHERE v.chunk_id = cand.chunk_id)) AS cosine
+       -- A chunk of another dimension (another model's, until lore reindex) has no cosine: 0.
+       coalesce(1 - coalesce(cand.distance, (SELECT v.embedding <=> ${q} FROM chunk_vectors v WHERE v.chunk_id = cand.chunk_id AND v.dims = ${dims})), 0) AS cosine
      FROM cand JOIN chunks c ON c.id = cand.chunk_id AND c.organisation_id = $1 AND c.collection_id = ANY($2::uuid[])`,
     params,
     { prepare: filters.length === 0 },
