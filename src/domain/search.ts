@@ -245,9 +245,10 @@ export function createSearchService(deps: {
     lap: (stage: string) => void = () => {},
     /** Chunks scored whatever the query's words (the visitor's page). */
     extraChunkIds: readonly number[] = [],
+    /** The query's embedding, when the caller started it already. */
+    embedding: Promise<Float32Array> = embedQuery(query),
   ) {
     // The query is embedded from the start, beside the lexical pass, which does not need it.
-    const embedding = embedQuery(query);
     embedding.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
     const { terms, language } = await analyseQuery(query, () => (collectionIds.length ? search.languages(scope, collectionIds) : Promise.resolve([])));
     const weight = lexicalWeight(language);
@@ -324,8 +325,9 @@ export function createSearchService(deps: {
     mode: SearchMode,
     lap?: (stage: string) => void,
     extraChunkIds?: readonly number[],
+    embedding?: Promise<Float32Array>,
   ): Promise<Ranking> {
-    const found = await gather(scope, collectionIds, params.query, params.meta, mode !== 'vector', lap, extraChunkIds);
+    const found = await gather(scope, collectionIds, params.query, params.meta, mode !== 'vector', lap, extraChunkIds, embedding);
     let ranked = fuse(found, mode, params.threshold);
     if (params.boosts.length > 0 || params.sorts.length > 0) {
       // Only boosts and sorts need metadata, and only they read it for every candidate.
@@ -359,9 +361,13 @@ export function createSearchService(deps: {
       const started = performance.now();
       const timings: StageTimings = {};
       const lap = stopwatch(timings);
+      // Embedded from the start, beside the integration's lookup and the lexical pass. (An
+      // unknown or inactive integration is refused all the same; its embedding is not awaited.)
+      const embedding = embedQuery(params.query);
+      embedding.catch(() => {});
       const integration = await integrations.getActive(scope, integrationId);
       lap('integration');
-      const { ranked, terms, parts } = await rank(scope, integration.collection_ids, params, options.mode ?? 'hybrid', lap);
+      const { ranked, terms, parts } = await rank(scope, integration.collection_ids, params, options.mode ?? 'hybrid', lap, undefined, embedding);
       const pageItems = ranked.slice((params.page - 1) * params.perPage, params.page * params.perPage);
       const hits = (await hydrate(scope, pageItems, terms, parts)).map((p) => p.hit);
       lap('hydrate');

@@ -3,6 +3,7 @@ import { parse, PGlite, protocol } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { lockDataDir } from './dataDirLock.js';
 import { HNSW_SETTINGS, type Db, type Queryable } from './db.js';
+import { vectorLiteral } from './sql.js';
 
 /**
  * Opens the embedded PGlite database in `dataDir` (or in memory when `dataDir` is
@@ -34,6 +35,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
 
   return {
     backend: 'pglite',
+    vectorParam: vectorLiteral,
     query: (sql, params = [], options) => (options?.prepare ? prepared(sql, params) : plain.query(sql, params)),
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
     exec: async (sql) => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { HNSW_SETTINGS, type Db, type Queryable, type QueryOptions } from './db.js';
+import { vectorBinary } from './sql.js';
 
 // Keep int8 and numeric as JS numbers where they fit: counts and ids here stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -66,6 +67,8 @@ export async function openPostgres(url: string, max = 10): Promise<Db> {
       await pool.query(sql);
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    // node-postgres sends a Buffer parameter in binary.
+    vectorParam: vectorBinary,
     close: () => pool.end(),
   };
 }

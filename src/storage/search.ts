@@ -2,7 +2,7 @@ import type { Entry, JsonObject } from '../domain/model.js';
 import type { ChunkScore, LexicalCandidates, MetaFilter, SearchLogRow, SearchRepository } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
-import { iso, vectorLiteral } from './sql.js';
+import { iso } from './sql.js';
 
 const ENTRY_COLUMNS = `e.id, e.collection_id, e.title, e.raw_text, e.meta, e.searchable_meta, e.source_url, e.source_type,
   e.source_id, ${iso('e.created_at', 'created_at')}, ${iso('e.updated_at', 'updated_at')}`;
@@ -213,7 +213,7 @@ async function lexical(
  * a score.
  */
 async function scored(
-  db: Queryable,
+  db: Db,
   organisationId: number,
   collectionIds: readonly string[],
   query: { lexical: LexicalCandidates; embedding: Float32Array; dims: number },
@@ -227,7 +227,7 @@ async function scored(
   const params: unknown[] = [
     organisationId,
     collectionIds,
-    vectorLiteral(query.embedding),
+    db.vectorParam(query.embedding),
     query.lexical.chunkIds,
     idf.map(([term]) => term),
     idf.map(([, weight]) => weight),

@@ -10,6 +10,15 @@ export function vectorLiteral(vector: Float32Array): string {
   return `[${Array.from(vector).join(',')}]`;
 }
 
+/** pgvector's binary form of a vector (its `vector_recv`): dimensions, a reserved 0, then big-endian float4s. */
+export function vectorBinary(vector: Float32Array): Buffer {
+  const out = Buffer.allocUnsafe(4 + 4 * vector.length);
+  out.writeInt16BE(vector.length, 0);
+  out.writeInt16BE(0, 2);
+  for (let i = 0; i < vector.length; i++) out.writeFloatBE(vector[i]!, 4 + 4 * i);
+  return out;
+}
+
 /** Parses pgvector's text form back into a Float32Array. */
 export function parseVector(text: string): Float32Array {
   return Float32Array.from(text.slice(1, -1).split(','), Number);
