@@ -45,6 +45,7 @@ const { values } = parseArgs({
     chunks: { type: 'string', default: '100000' },
     clients: { type: 'string', default: '8' },
     seconds: { type: 'string', default: '30' },
+    warmup: { type: 'string', default: '3' },
     single: { type: 'string', default: '300' },
     backends: { type: 'string', default: 'postgres,pglite' },
     baseline: { type: 'string', default: 'on' },
@@ -56,6 +57,7 @@ const { values } = parseArgs({
 const target = Number(values.chunks);
 const clients = Number(values.clients);
 const seconds = Number(values.seconds);
+const warmup = Number(values.warmup);
 const PER_PAGE = 15;
 /** Windows past this many are copies (the corpus cache holds this many distinct texts). */
 const DISTINCT = 100_000;
@@ -241,13 +243,18 @@ async function measureLore(name: string, url: string, stored: Stored, loreCpu: (
     }
     scores.push(ndcg(c._id, body.data.map((h) => h.source_id)));
   }
+  const load = (forSeconds: number) =>
+    new Promise<{ latencies: number[]; failures: number }>((resolve, reject) => {
+      const child = fork(fileURLToPath(new URL('./loadClient.ts', import.meta.url)), { execArgv: ['--import', 'tsx'] });
+      child.once('message', (result) => resolve(result as { latencies: number[]; failures: number }));
+      child.once('error', reject);
+      child.send({ url, token: stored.token, paths: claims.map((c) => pathOf(c.text)), clients, seconds: forSeconds });
+    });
+  // Not measured: the load's first seconds, while the pool opens its other connections and
+  // each prepares its statements (a server under steady load has them open).
+  if (warmup > 0) await load(warmup);
   const cpuBefore = { lore: loreCpu(), db: postgresCpuSeconds() };
-  const loaded = await new Promise<{ latencies: number[]; failures: number }>((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL('./loadClient.ts', import.meta.url)), { execArgv: ['--import', 'tsx'] });
-    child.once('message', (result) => resolve(result as { latencies: number[]; failures: number }));
-    child.once('error', reject);
-    child.send({ url, token: stored.token, paths: claims.map((c) => pathOf(c.text)), clients, seconds });
-  });
+  const loaded = await load(seconds);
   const perSearch = (s: number) => (s * 1000) / loaded.latencies.length;
   return {
     single: stats(times),
@@ -306,18 +313,23 @@ async function measureBaseline(databaseUrl: string, dims: number): Promise<Omit<
     scores.push(ndcg(c._id, found));
   }
   const sqlMedian = median(sqlTimes);
-  const latencies: number[] = [];
   let next = 0;
-  const deadline = performance.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < deadline) {
-        const started = performance.now();
-        await search(claims[next++ % claims.length]!.text);
-        latencies.push(performance.now() - started);
-      }
-    }),
-  );
+  const loadFor = async (forSeconds: number) => {
+    const latencies: number[] = [];
+    const deadline = performance.now() + forSeconds * 1000;
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (performance.now() < deadline) {
+          const started = performance.now();
+          await search(claims[next++ % claims.length]!.text);
+          latencies.push(performance.now() - started);
+        }
+      }),
+    );
+    return latencies;
+  };
+  if (warmup > 0) await loadFor(warmup); // as for Lore: the pool's connections opened first
+  const latencies = await loadFor(seconds);
   await pool.end();
   return {
     single: stats(times),
@@ -389,7 +401,7 @@ for (const backend of values.backends.split(',')) {
 
 const backendOf = (r: Row) => r.name.split(' ')[0];
 const f = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(1));
-console.log(`\nsearch at ${target.toLocaleString('en')} chunks: 1 client × ${judged.length} judged SciFact claims, then ${clients} clients × ${seconds} s (per_page ${PER_PAGE}, loopback HTTP)`);
+console.log(`\nsearch at ${target.toLocaleString('en')} chunks: 1 client × ${judged.length} judged SciFact claims, then ${clients} clients × ${seconds} s after ${warmup} s unmeasured (per_page ${PER_PAGE}, loopback HTTP)`);
 console.log(`floor, the query embedding alone: p50 ${f(floor.p50)} / p95 ${f(floor.p95)} ms\n`);
 const head = ['', 'chunks', '1 client p50/p95', `${clients} clients p50/p95`, 'searches/s', 'CPU/search', 'nDCG@10', 'Lore RSS', 'DB RSS', 'disk/chunk'];
 const table = rows.map((r) => [
