@@ -74,7 +74,7 @@ export async function serve(): Promise<void> {
   );
   if (demo !== null) process.stdout.write(`Demo: ${new URL('/', config.publicUrl ?? address).href} (search and chat over Lore's docs; LORE_DEMO=off turns it off)\n`);
   // Chunks another model embedded are compared with this model's query vectors (or, of another
-  // dimension, not at all) until they are embedded again: say so, after listening (a scan).
+  // dimension, not at all) until they are embedded again: say so, after listening.
   void otherModels(container.db, container.embedder.model).then(
     (others) => {
       if (others.length === 0) return;
@@ -86,5 +86,9 @@ export async function serve(): Promise<void> {
 }
 
 async function otherModels(db: Db, model: string): Promise<{ model: string; chunks: number }[]> {
-  return db.query<{ model: string; chunks: number }>('SELECT model, count(*)::int AS chunks FROM chunks WHERE model <> $1 GROUP BY model ORDER BY 2 DESC, 1', [model]);
+  // Two ranges of the chunks_model index (migration 020), empty unless another model embedded some.
+  return db.query<{ model: string; chunks: number }>(
+    'SELECT model, count(*)::int AS chunks FROM chunks WHERE model < $1 OR model > $1 GROUP BY model ORDER BY 2 DESC, 1',
+    [model],
+  );
 }
