@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { AutoTokenizer, env } from '@huggingface/transformers';
+import { AutoTokenizer, env, mean_pooling, Tensor } from '@huggingface/transformers';
 import * as ort from 'onnxruntime-node';
 import { int8FromQ4, requantize } from '../src/providers/embeddings/int8Model.js';
 import { bundledModelPath } from '../src/providers/embeddings/local.js';
+import { meanPool } from '../src/providers/embeddings/pooling.js';
 
 const MODEL = 'onnx-community/all-MiniLM-L6-v2-ONNX';
 const Q4 = path.join(bundledModelPath(), MODEL, 'onnx', 'model_q4.onnx');
@@ -92,4 +93,17 @@ test('a model with no 4-bit multiplications is refused, not passed off as int8',
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+});
+
+test('mean pooling gives what transformers.js’s mean_pooling gives, bit for bit, padding and all', () => {
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+  for (const [batch, seq, dim] of [[1, 9, 384], [3, 17, 384], [4, 5, 8]] as const) {
+    const hidden = Float32Array.from({ length: batch * seq * dim }, random);
+    // Each text of the batch padded after a different length (at least one token kept).
+    const mask = BigInt64Array.from({ length: batch * seq }, (_, i) => (i % seq < seq - ((Math.floor(i / seq) * 3) % seq) || i % seq === 0 ? 1n : 0n));
+    const expected = mean_pooling(new Tensor('float32', hidden, [batch, seq, dim]), new Tensor('int64', mask, [batch, seq])).data as Float32Array;
+    assert.deepEqual(meanPool(hidden, [batch, seq, dim], mask), expected);
+  }
+  assert.throws(() => meanPool(new Float32Array(10), [1, 3, 4], new BigInt64Array(3)), /shapes/);
 });
