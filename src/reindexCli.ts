@@ -1,5 +1,4 @@
 /** `lore reindex`: chunks embedded by another model embedded again by the configured one (domain/reindex.ts). */
-import cliProgress from 'cli-progress';
 import { createEmbedder } from './container.js';
 import { createIngestion } from './domain/ingestion.js';
 import { reindex, type ModelCount } from './domain/reindex.js';
@@ -7,7 +6,7 @@ import { createEntryRepository } from './storage/entries.js';
 import { createMaintenance } from './storage/maintenance.js';
 import { dropUnusedVectorIndexes, ensureVectorIndex } from './storage/migrate.js';
 import { createReindexSource } from './storage/reindex.js';
-import { config, describe, fail, open } from './transferCli.js';
+import { config, describe, fail, open, stderrBar } from './transferCli.js';
 
 const count = (n: number) => n.toLocaleString('en');
 const models = (counts: readonly ModelCount[]) =>
@@ -24,12 +23,7 @@ export async function reindexCommand(options: { all: boolean; json: boolean }): 
     fail(`The embedding model could not be loaded: ${(error as Error).message}`);
   }
   // A terminal gets a bar; a file or a pipe gets nothing until the summary.
-  const bar = process.stderr.isTTY
-    ? new cliProgress.SingleBar(
-        { format: 'reindexing |{bar}| {percentage}% · {value}/{total} chunks · {eta_formatted} left', stream: process.stderr, hideCursor: true },
-        cliProgress.Presets.shades_classic,
-      )
-    : null;
+  const bar = stderrBar('reindexing |{bar}| {percentage}% · {value}/{total} chunks · {eta_formatted} left');
   let stopped: Error | undefined;
   const maintenance = createMaintenance(db, { log: (error) => process.emitWarning(`Index maintenance failed: ${String(error)}`) });
   try {
@@ -40,13 +34,13 @@ export async function reindexCommand(options: { all: boolean; json: boolean }): 
       {
         all: options.all,
         progress(done, total) {
-          if (!bar || total === 0) return;
+          if (total === 0) return;
           if (bar.getTotal() !== total) bar.start(total, done);
           bar.update(done);
         },
       },
     );
-    bar?.stop();
+    bar.stop();
     await maintenance.idle();
     const dropped = await dropUnusedVectorIndexes(db, embedder.dimensions);
     if (options.json) {
@@ -67,7 +61,7 @@ export async function reindexCommand(options: { all: boolean; json: boolean }): 
       process.exitCode = 1;
     }
   } catch (error) {
-    bar?.stop();
+    bar.stop();
     stopped = error as Error;
   } finally {
     await maintenance.idle();

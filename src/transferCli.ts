@@ -39,12 +39,14 @@ export async function open(c: Config): Promise<Db> {
   return db;
 }
 
-/** A progress bar on a terminal's stderr (nothing when stderr is a file or a pipe). */
+/** A progress bar on stderr in `format`; cli-progress draws nothing when stderr is a file or a pipe. */
+export function stderrBar(format: string): cliProgress.SingleBar {
+  return new cliProgress.SingleBar({ format, stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+}
+
+/** A progress bar of the tables copied, on a terminal's stderr. */
 function progressBar(verb: string): { progress: Progress; stop(): void } {
-  const bar = new cliProgress.SingleBar(
-    { format: `${verb} {table} |{bar}| {percentage}% · {value}/{total} rows · {eta_formatted} left`, stream: process.stderr, hideCursor: true },
-    cliProgress.Presets.shades_classic,
-  );
+  const bar = stderrBar(`${verb} {table} |{bar}| {percentage}% · {value}/{total} rows · {eta_formatted} left`);
   let started = false;
   return {
     progress(table, done, total) {
