@@ -4,7 +4,7 @@ import { buildApp } from './http/app.js';
 import { seedLoreDemo } from './loreDocs.js';
 import { resolveMasterKey } from './masterKey.js';
 import { DataDirLockedError } from './storage/dataDirLock.js';
-import type { Db } from './storage/db.js';
+import { otherModels } from './storage/reindex.js';
 
 /** How long a stop waits for requests and answer streams in flight. */
 const SHUTDOWN_TIMEOUT_MS = 25_000;
@@ -82,13 +82,5 @@ export async function serve(): Promise<void> {
       process.stdout.write(`Chunks embedded by another model than ${container.embedder.model}: ${list}. Run lore reindex to embed them with this one.\n`);
     },
     () => {}, // advisory only (and the database may be closing already)
-  );
-}
-
-async function otherModels(db: Db, model: string): Promise<{ model: string; chunks: number }[]> {
-  // Two ranges of the chunks_model index (migration 020), empty unless another model embedded some.
-  return db.query<{ model: string; chunks: number }>(
-    'SELECT model, count(*)::int AS chunks FROM chunks WHERE model < $1 OR model > $1 GROUP BY model ORDER BY 2 DESC, 1',
-    [model],
   );
 }

@@ -57,12 +57,15 @@ export async function ensureVectorIndex(db: Db, dimensions: number): Promise<voi
   });
 }
 
+/** The HNSW index of the vectors of d dimensions is named this, then d. */
+const VECTOR_INDEX = 'chunk_vectors_hnsw_';
+
 /** Creates the HNSW index (cosine) of the vectors of one dimension, unless it exists. */
 export function vectorIndexSql(dimensions: number): string {
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4000) {
     throw new Error(`Unsupported embedding dimension ${dimensions}`);
   }
-  return `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw_${dimensions} ON chunk_vectors
+  return `CREATE INDEX IF NOT EXISTS ${VECTOR_INDEX}${dimensions} ON chunk_vectors
     USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`;
 }
 
@@ -74,11 +77,12 @@ export async function dropUnusedVectorIndexes(db: Db, keep: number): Promise<num
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
     const indexes = await tx.query<{ name: string }>(
-      `SELECT indexname AS name FROM pg_indexes WHERE tablename = 'chunk_vectors' AND indexname ~ '^chunk_vectors_hnsw_[0-9]+$' ORDER BY indexname`,
+      `SELECT indexname AS name FROM pg_indexes WHERE tablename = 'chunk_vectors' AND indexname ~ $1 ORDER BY indexname`,
+      [`^${VECTOR_INDEX}[0-9]+$`],
     );
     const dropped: number[] = [];
     for (const { name } of indexes) {
-      const dims = Number(name.slice('chunk_vectors_hnsw_'.length));
+      const dims = Number(name.slice(VECTOR_INDEX.length));
       if (dims === keep) continue;
       const [used] = await tx.query<{ used: boolean }>('SELECT EXISTS (SELECT 1 FROM chunk_vectors WHERE dims = $1) AS used', [dims]);
       if (used!.used) continue;
