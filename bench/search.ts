@@ -33,6 +33,7 @@ import { loadConfig } from '../src/config.js';
 import { createContainer, createEmbedder } from '../src/container.js';
 import { hashSecret } from '../src/domain/credentials.js';
 import type { Embedder } from '../src/domain/ports.js';
+import { HNSW_SETTINGS } from '../src/storage/db.js';
 import { ensureVectorIndex } from '../src/storage/migrate.js';
 import { openPostgres } from '../src/storage/postgres.js';
 import { vectorLiteral } from '../src/storage/sql.js';
@@ -272,7 +273,7 @@ async function measureLore(name: string, url: string, stored: Stored, loreCpu: (
  */
 async function measureBaseline(databaseUrl: string, dims: number): Promise<Omit<Row, 'name' | 'chunks'> & { sqlMedian: number }> {
   // The HNSW search width Lore uses (db.ts HNSW_SETTINGS), on every connection.
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: clients, options: '-c hnsw.ef_search=100' });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: clients, options: `-c hnsw.ef_search=${HNSW_SETTINGS['hnsw.ef_search']}` });
   const exists = (await pool.query(`SELECT to_regclass('bench_baseline') IS NOT NULL AS e`)).rows[0].e as boolean;
   if (!exists) {
     console.error('baseline: building its table and indexes');
