@@ -33,7 +33,6 @@ import { loadConfig } from '../src/config.js';
 import { createContainer, createEmbedder } from '../src/container.js';
 import { hashSecret } from '../src/domain/credentials.js';
 import type { Embedder } from '../src/domain/ports.js';
-import { HNSW_SETTINGS } from '../src/storage/db.js';
 import { ensureVectorIndex } from '../src/storage/migrate.js';
 import { openPostgres } from '../src/storage/postgres.js';
 import { vectorLiteral } from '../src/storage/sql.js';
@@ -272,8 +271,9 @@ async function measureLore(name: string, url: string, stored: Stored, loreCpu: (
  * by reciprocal rank (k = 60). Run from this process: embed, query, read 15 rows.
  */
 async function measureBaseline(databaseUrl: string, dims: number): Promise<Omit<Row, 'name' | 'chunks'> & { sqlMedian: number }> {
-  // The HNSW search width Lore uses (db.ts HNSW_SETTINGS), on every connection.
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: clients, options: `-c hnsw.ef_search=${HNSW_SETTINGS['hnsw.ef_search']}` });
+  // An HNSW candidate list as long as its LIMIT of 100, on every connection: without
+  // iterative scans pgvector returns at most ef_search rows (Lore's 64 would cut the list).
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: clients, options: '-c hnsw.ef_search=100' });
   const exists = (await pool.query(`SELECT to_regclass('bench_baseline') IS NOT NULL AS e`)).rows[0].e as boolean;
   if (!exists) {
     console.error('baseline: building its table and indexes');
