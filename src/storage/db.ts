@@ -44,6 +44,6 @@ export interface Db extends Queryable {
  * starve a result (pgvector ≥ 0.8). 64 rather than 100, measured (docs/SEARCH.md): at 100k
  * chunks on PostgreSQL the vector stage 2.8–3.1 → 2.5–2.6 ms and 8 clients 202–207 →
  * 216–217 searches/s, nDCG@10 of the bench's claims 0.684 → 0.685 (1M: 0.593 → 0.595),
- * SciFact's 0.729 → 0.730.
+ * SciFact's unchanged (0.729–0.730 with either).
  */
 export const HNSW_SETTINGS = { 'hnsw.ef_search': '64', 'hnsw.iterative_scan': 'relaxed_order' } as const;
