@@ -33,7 +33,7 @@ import { loadConfig } from '../src/config.js';
 import { createContainer, createEmbedder } from '../src/container.js';
 import { hashSecret } from '../src/domain/credentials.js';
 import type { Embedder } from '../src/domain/ports.js';
-import { ensureVectorIndex } from '../src/storage/migrate.js';
+import { ensureVectorIndex, vectorIndexName } from '../src/storage/migrate.js';
 import { openPostgres } from '../src/storage/postgres.js';
 import { vectorLiteral } from '../src/storage/sql.js';
 import { cachingEmbedder } from './embeddingCache.js';
@@ -163,7 +163,7 @@ async function ingest(backend: string, where: { databaseUrl?: string; dataDir?: 
   // Past BULK chunks on PostgreSQL, the HNSW index is built once after the load (as one
   // would for a large import) instead of grown one insert at a time: same index, an hour less.
   const bulk = where.databaseUrl !== undefined && windows.length > BULK;
-  if (bulk) await lore.container.db.exec(`DROP INDEX IF EXISTS chunk_vectors_hnsw_${model.dimensions}`);
+  if (bulk) await lore.container.db.exec(`DROP INDEX IF EXISTS ${vectorIndexName(model.dimensions)}`);
   const collection = (await lore.call('POST', '/api/v1/collections', { name: 'scifact-sentences' })).data.id;
   const started = performance.now();
   let next = 0;

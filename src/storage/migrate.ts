@@ -60,12 +60,15 @@ export async function ensureVectorIndex(db: Db, dimensions: number): Promise<voi
 /** The HNSW index of the vectors of d dimensions is named this, then d. */
 const VECTOR_INDEX = 'chunk_vectors_hnsw_';
 
+/** The name of the HNSW index of the vectors of `dimensions` dimensions. */
+export const vectorIndexName = (dimensions: number) => `${VECTOR_INDEX}${dimensions}`;
+
 /** Creates the HNSW index (cosine) of the vectors of one dimension, unless it exists. */
 export function vectorIndexSql(dimensions: number): string {
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4000) {
     throw new Error(`Unsupported embedding dimension ${dimensions}`);
   }
-  return `CREATE INDEX IF NOT EXISTS ${VECTOR_INDEX}${dimensions} ON chunk_vectors
+  return `CREATE INDEX IF NOT EXISTS ${vectorIndexName(dimensions)} ON chunk_vectors
     USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE dims = ${dimensions}`;
 }
 
