@@ -252,3 +252,71 @@ for (const backend of backends()) {
     });
   });
 }
+
+// The console's playground sends analytics=false: the organisation testing its own search is not
+// a visitor. Only API v1 tokens reach the integration routes; the widget routes ignore the flag.
+describe('analytics: the playground’s searches and summaries are not counted', () => {
+  let server: TestServer;
+  let token: string;
+  let box: string;
+  let widget: string;
+
+  before(async () => {
+    server = await startServer('pglite');
+    token = (await server.createOrg('Acme')).token;
+    const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Docs' } })).body.data.id;
+    await server.call('POST', `/api/v1/collections/${collection}/entries`, { token, body: { title: 'Reset your password', raw_text: 'To reset your password, open Settings, then Security, and choose Reset password.' } });
+    box = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Box', collection_ids: [collection] } })).body.data.id;
+    widget = (await server.call('POST', '/api/v1/widgets', { token, body: { type: 'search', name: 'Search', integration_id: box, websites: ['docs.example.com'] } })).body.data.key;
+  });
+  after(() => server.close());
+
+  const search = (query: string, extra = '') => server.call('GET', `/api/v1/integrations/${box}/search?query=${encodeURIComponent(query)}${extra}`, { token });
+  const queries = async () => {
+    await server.container.searchLog.flush();
+    const res = await server.call('GET', '/api/v1/analytics/queries?kind=top&limit=100', { token });
+    assert.equal(res.status, 200);
+    return Object.fromEntries(res.body.data.map((q: { query: string; searches: number }) => [q.query, q.searches]));
+  };
+
+  it('leaves a search with analytics=false out of the queries and the activity, and counts one without', async () => {
+    assert.equal((await search('playground question', '&analytics=false')).status, 200);
+    assert.equal((await search('visitor question')).status, 200);
+    assert.equal((await search('visitor question', '&analytics=true')).status, 200);
+    assert.deepEqual(await queries(), { 'visitor question': 2 });
+    const activity = await server.call('GET', '/api/v1/analytics/activity', { token });
+    assert.equal(activity.body.data.at(-1).searches, 2);
+  });
+
+  it('leaves a summary with analytics=false out of the activity', async () => {
+    const summarise = (extra: string) => server.call('GET', `/api/v1/integrations/${box}/summarise?query=how+do+I+reset+my+password&stream=false${extra}`, { token });
+    assert.equal((await summarise('&analytics=false')).body.has_relevant_results, true);
+    const before = (await server.call('GET', '/api/v1/analytics/activity', { token })).body.data.at(-1).summaries;
+    assert.equal(before, 0);
+    assert.equal((await summarise('')).status, 200);
+    assert.equal((await server.call('GET', '/api/v1/analytics/activity', { token })).body.data.at(-1).summaries, 1);
+  });
+
+  it('counts a widget’s search that sends analytics=false all the same', async () => {
+    const res = await server.call('GET', `/api/v1/${widget.replace('/', '/widgets/')}/search?query=widget+question&analytics=false`, { headers: { origin: 'https://docs.example.com' } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal((await queries())['widget question'], 1);
+  });
+
+  it('refuses an analytics value other than true or false with 422', async () => {
+    for (const extra of ['&analytics=no', '&analytics=false&analytics=true']) {
+      const res = await search('x', extra);
+      assert.equal(res.status, 422, `${extra}: ${JSON.stringify(res.body)}`);
+      assert.deepEqual(Object.keys(res.body.errors), ['analytics']);
+    }
+  });
+
+  it('documents the flag in the OpenAPI document of search and summarise', async () => {
+    const doc = (await server.call('GET', '/api/v1/openapi.json')).body;
+    for (const path of ['/api/v1/integrations/{integration}/search', '/api/v1/integrations/{integration}/summarise']) {
+      const param = doc.paths[path].get.parameters.find((p: { name: string; in: string }) => p.name === 'analytics' && p.in === 'query');
+      assert.deepEqual(param?.schema.enum, ['true', 'false'], path);
+      assert.match(param.description ?? param.schema.description, /playground/);
+    }
+  });
+});

@@ -194,9 +194,11 @@ export interface SearchService {
   /**
    * Hybrid search over the integration's collections. Throws NotFoundError for unknown or
    * foreign integrations, ForbiddenError for inactive ones, UnavailableError when the
-   * embedder fails. Records the search for analytics (searchLog) without delaying the result.
+   * embedder fails. Records the search for analytics (searchLog) without delaying the result,
+   * unless `analytics` is false (the console's playground: the organisation's own searches are
+   * not its visitors').
    */
-  search(scope: Scope, integrationId: string, params: SearchParams, options?: { mode?: SearchMode }): Promise<SearchResult>;
+  search(scope: Scope, integrationId: string, params: SearchParams, options?: { mode?: SearchMode; analytics?: boolean }): Promise<SearchResult>;
   /**
    * The best `limit` passages for answering, from an integration already checked active.
    * Not recorded as a search. Throws UnavailableError when the embedder fails.
@@ -383,7 +385,7 @@ export function createSearchService(deps: {
       const latencyMs = performance.now() - started;
       timings.total = latencyMs;
       // Analytics must not add latency: kept in memory, written with other searches within a second.
-      searchLog.record({
+      if (options.analytics !== false) searchLog.record({
         organisationId: scope.organisationId,
         integrationId,
         query: params.query,

@@ -39,6 +39,8 @@ export interface SummariseParams {
   query: string;
   threshold: number;
   locale?: string;
+  /** false: the summary is not recorded for analytics (the console's playground). Default true. */
+  analytics?: boolean;
 }
 
 export interface ChatParams {
@@ -172,7 +174,7 @@ export function createAnswerService(deps: {
       const integration = await integrations.getActive(scope, integrationId);
       const passages = await search.retrieve(scope, integration, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
       const messageId = randomUUID();
-      deps.summaries?.record(scope, { integrationId: integration.id, messageId, query: params.query, relevant: passages.length > 0 }).catch((e) => deps.log?.(e));
+      if (params.analytics !== false) deps.summaries?.record(scope, { integrationId: integration.id, messageId, query: params.query, relevant: passages.length > 0 }).catch((e) => deps.log?.(e));
       if (passages.length === 0) {
         return { relevant: false, passages, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}) };
       }

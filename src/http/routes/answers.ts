@@ -9,6 +9,7 @@ import type { App } from '../app.js';
 import { LOCALE, parseSummariseParams } from '../answerParams.js';
 import { HtmlBlockStream } from '../markdown.js';
 import { Entry, errorResponses, Message } from '../schemas.js';
+import { AnalyticsFlag } from './search.js';
 import { disconnectSignal, sendEvents } from '../sse.js';
 
 const Params = Type.Object({ integration: Type.String({ maxLength: 64 }) });
@@ -47,10 +48,10 @@ export function answerRoutes(app: App): void {
         'Query parameters: query (required), threshold (0..1, default 0.4), stream (default true: Server-Sent Events), ' +
         'format (markdown | html; html is sanitised, and streamed block by block), locale (answer language).',
       params: Params,
-      querystring: Type.Object({}, { additionalProperties: true }),
+      querystring: AnalyticsFlag,
       response: { 200: SummaryResponse, ...failures },
     },
-  }, (request, reply) => respondSummary(answers, request, reply, request.params.integration));
+  }, (request, reply) => respondSummary(answers, request, reply, request.params.integration, { analytics: request.query.analytics !== 'false' }));
 
   app.post('/integrations/:integration/chat', {
     config: { answerRoute: true },
@@ -67,10 +68,11 @@ export function answerRoutes(app: App): void {
 
 /**
  * Summarise over `integrationId` for the request's scope (integration and widget routes):
- * Server-Sent Events, or the whole summary as JSON with `stream=false`.
+ * Server-Sent Events, or the whole summary as JSON with `stream=false`. `analytics: false`
+ * (integration routes only) keeps it out of the organisation's analytics.
  */
-export async function respondSummary(answers: AnswerService, request: FastifyRequest, reply: FastifyReply, integrationId: string) {
-  const params = parseSummariseParams(request.query as Record<string, unknown>);
+export async function respondSummary(answers: AnswerService, request: FastifyRequest, reply: FastifyReply, integrationId: string, options: { analytics?: boolean } = {}) {
+  const params = { ...parseSummariseParams(request.query as Record<string, unknown>), ...options };
   const answer = await answers.summarise(request.scope, integrationId, params, disconnectSignal(reply));
   const events = params.format === 'html' ? asHtml(answer.events) : answer.events;
   if (params.stream) return sendEvents(request, reply, events);

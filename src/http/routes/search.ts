@@ -26,6 +26,20 @@ const SearchHit = Type.Object({
 export const SearchResponse = Type.Object({ ...Paginated(SearchHit).properties, summarisable: Type.Boolean() });
 
 /**
+ * The `analytics` query parameter of the integration routes (search, summarise): `false` keeps
+ * the call out of the organisation's visitor analytics. Only API v1 tokens reach these routes;
+ * the widget routes never read it, so a visitor's search is always counted.
+ */
+export const AnalyticsFlag = Type.Object({
+  analytics: Type.Optional(Type.Unsafe<'true' | 'false'>({
+    type: 'string',
+    enum: ['true', 'false'],
+    default: 'true',
+    description: 'false: not counted in the organisation’s analytics (activity, queries). The console’s playground sends it, so testing searches are not visitors’ searches.',
+  })),
+}, { additionalProperties: true });
+
+/**
  * The stages of a search as a Server-Timing header (`lexical;dur=3.9, vector;dur=5.3, …`):
  * browsers' developer tools and the benchmark read where a search's time went.
  */
@@ -54,12 +68,12 @@ export function searchRoutes(app: App): void {
         'boost[i][field|type|scale|target|strength] (≤ 3), sort[i][field|direction|type] (≤ 3; not with boost), page, per_page (≤ 50). ' +
         'boost and sort also accept a JSON array string. explain=true adds each hit’s signals to score_breakdown.',
       params: Params,
-      querystring: Type.Object({}, { additionalProperties: true }),
+      querystring: AnalyticsFlag,
       response: { 200: SearchResponse, 403: Message, 503: Message, ...errorResponses },
     },
   }, async (request, reply) => {
     const params = parseSearchParams(request.query as Record<string, unknown>);
-    const result = await search.search(request.scope, request.params.integration, params);
+    const result = await search.search(request.scope, request.params.integration, params, { analytics: request.query.analytics !== 'false' });
     reply.header('server-timing', serverTiming(result));
     return presentSearch(request, result, config.publicUrl);
   });
