@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type TestServer } from './helpers.js';
 
@@ -37,6 +38,27 @@ describe('HTTP surface', () => {
     const docs = await server.app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(docs.statusCode, 200);
     assert.match(docs.body, /swagger/i);
+  });
+
+  it('gives the OpenAPI document package.json’s version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    assert.equal((await server.call('GET', '/api/v1/openapi.json')).body.info.version, version);
+  });
+
+  it('serves /docs and its scripts with a Content-Security-Policy: own scripts only, no inline or eval, no framing', async () => {
+    for (const url of ['/docs/', '/docs/static/swagger-initializer.js', '/docs/static/swagger-ui-bundle.js', '/docs/json']) {
+      const res = await server.app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 200, url);
+      const csp = String(res.headers['content-security-policy'] ?? '');
+      const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...values]) => [name!, values]));
+      assert.deepEqual(directives.get('script-src'), ["'self'"], `${url}: ${csp}`);
+      assert.deepEqual(directives.get('object-src'), ["'none'"], url);
+      assert.deepEqual(directives.get('frame-ancestors'), ["'self'"], url);
+      assert.ok(!csp.includes('unsafe-'), `${url}: ${csp}`);
+    }
+    // Swagger UI's page loads only its own files: no inline script the policy would block.
+    const page = (await server.app.inject({ method: 'GET', url: '/docs/' })).body;
+    assert.doesNotMatch(page, /<script(?![^>]*\bsrc=)[^>]*>/);
   });
 
   it('answers malformed JSON with 400, never 500', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -74,6 +75,17 @@ export interface AppDeps {
   metrics: Metrics;
 }
 
+/** Lore's version, from its package.json (two folders up from src/http and from dist/http alike). */
+export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * The policy /docs (Swagger UI) is served with: its own scripts and styles only (no inline
+ * script, no eval), calls to this origin only ("Try it out"), images from here or data: URLs
+ * (its logo), no plugins, no framing by other sites.
+ */
+export const DOCS_CSP =
+  "default-src 'self'; script-src 'self'; script-src-attr 'none'; style-src 'self'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+
 /** A request id a caller may choose: letters, digits and `._:-`, at most 128. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -137,14 +149,14 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Lore API', version: '1.0.0', description: 'Knowledge search, summaries and chat.' },
+      info: { title: 'Lore API', version: VERSION, description: 'Knowledge search, summaries and chat.' },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       },
       security: [{ bearer: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP });
 
   await app.register(healthRoutes);
   await app.register(widgetScriptRoutes);
