@@ -92,9 +92,10 @@ for (const backend of backends()) {
       assert.ok(!events.some((e) => e.type === 'action' || e.type === 'status'));
     });
 
-    it('keeps the non-streamed chat and summary JSON as they were (no actions, no images)', async () => {
+    it('keeps the non-streamed chat and summary JSON without actions or images', async () => {
       const chat = await server.call('POST', `/api/v1/integrations/${chatbot}/chat`, { token, body: { message: 'Which plan?', stream: false } });
-      assert.deepEqual(Object.keys(chat.body).sort(), ['conversation_id', 'message']);
+      assert.deepEqual(Object.keys(chat.body).sort(), ['conversation_id', 'message', 'references']);
+      for (const reference of chat.body.references) assert.deepEqual(Object.keys(reference).sort(), ['ref', 'title', 'url']);
       const summary = await server.call('GET', `/api/v1/integrations/${box}/summarise?query=which+plan&stream=false`, { token });
       assert.equal(summary.body.references.length, ENTRIES.length);
       for (const reference of summary.body.references) assert.deepEqual(Object.keys(reference).sort(), ['ref', 'title', 'url']);

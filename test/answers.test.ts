@@ -141,8 +141,9 @@ for (const backend of backends()) {
     it('chats without streaming and stores the conversation', async () => {
       const res = await chat({ message: 'What does the Pro plan include?', stream: false });
       assert.equal(res.status, 200);
-      assert.deepEqual(Object.keys(res.body).sort(), ['conversation_id', 'message']);
-      assert.match(res.body.message, /single sign-on/);
+      assert.deepEqual(Object.keys(res.body).sort(), ['conversation_id', 'message', 'references']);
+      assert.match(res.body.message, /single sign-on.*\[1\]/);
+      assert.deepEqual(res.body.references[0], { ref: 1, title: 'The Pro plan', url: 'https://example.com/pro' });
       assert.equal(res.headers['x-conversation-id'], res.body.conversation_id);
       const stored = await server.container.db.query<{ role: string; citations: unknown[] }>(
         'SELECT role, citations FROM conversation_messages WHERE conversation_id = $1 ORDER BY seq',
@@ -305,6 +306,66 @@ for (const backend of backends()) {
       assert.equal(res.body.summary, 'Known [1]. Invented. [1]');
       assert.deepEqual(res.body.references.map((r: { ref: number }) => r.ref), [1]);
       assert.deepEqual(res.body.data.length, 1);
+    });
+  });
+
+  describe(`citation numbers [${backend}]`, () => {
+    let server: TestServer;
+    let token: string;
+    let integration: string;
+    /** The writer cites its last passage first, then its first, in deltas that split markers and leave code open. */
+    const provider: AnswerProvider = {
+      provider: 'fake',
+      model: 'fake-1',
+      async *stream(request): AsyncGenerator<AnswerChunk> {
+        const last = request.passages.length;
+        for (const delta of [`Prices differ [${last}`, `]. Pro includes SSO [1][`, `${last}]. Run \`lore --seconds [1]`]) yield { type: 'text', delta };
+        yield { type: 'end', reason: 'stop', usage: { promptTokens: 10, completionTokens: 5 } };
+      },
+    };
+
+    before(async () => {
+      server = await startServer(backend, { answerProvider: provider });
+      ({ token } = await server.createOrg('Acme'));
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Docs' } })).body.data.id;
+      const entries = DOCS.slice(0, 3).map((d) => ({ source_type: 'doc', source_id: d.id, title: d.title, raw_text: d.text, source_url: d.url }));
+      await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } });
+      integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name: 'Bot', collection_ids: [collection] } })).body.data.id;
+    });
+    after(() => server.close());
+
+    it('numbers sources by first citation in summaries (JSON and SSE) and chats, and closes code the writer left open', async () => {
+      const query = 'query=how+much+does+the+pro+plan+cost';
+      const summary = await server.call('GET', `/api/v1/integrations/${integration}/summarise?${query}&stream=false`, { token });
+      assert.equal(summary.status, 200);
+      const passages: { title: string }[] = summary.body.data;
+      assert.ok(passages.length >= 2, 'the writer is given several passages');
+      const url = (title: string) => DOCS.find((d) => d.title === title)!.url;
+      const references = [passages.at(-1)!.title, passages[0]!.title].map((title, i) => ({ ref: i + 1, title, url: url(title) }));
+      const text = 'Prices differ [1]. Pro includes SSO [2][1]. Run `lore --seconds` [2]';
+      assert.deepEqual([summary.body.summary, summary.body.references], [text, references]);
+
+      const { events } = parseSse((await server.call('GET', `/api/v1/integrations/${integration}/summarise?${query}`, { token })).body);
+      const shown: string[] = [];
+      for (const event of events) {
+        if (event.type === 'text_delta') shown.push(event.delta);
+        if (event.type === 'citation') {
+          // Each source is announced right after the delta that first cites it.
+          const marker = `[${event.citation.ref}]`;
+          assert.ok(shown.join('').includes(marker) && !shown.slice(0, -1).join('').includes(marker), `${marker} after ${JSON.stringify(shown)}`);
+          assert.deepEqual(event.citation, references[event.citation.ref - 1]);
+        }
+      }
+      assert.equal(shown.join(''), text);
+      assert.deepEqual(events.filter((e) => e.type === 'citation').map((e) => e.citation), references);
+
+      const chat = await server.call('POST', `/api/v1/integrations/${integration}/chat`, { token, body: { message: 'How much does the Pro plan cost?', stream: false } });
+      assert.deepEqual(chat.body, { conversation_id: chat.headers['x-conversation-id'], message: text, references });
+      const [stored] = await server.container.db.query<{ content: string; citations: { ref: number; url: string }[] }>(
+        "SELECT content, citations FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'",
+        [chat.body.conversation_id],
+      );
+      assert.deepEqual([stored!.content, stored!.citations.map((c) => [c.ref, c.url])], [text, references.map((r) => [r.ref, r.url])]);
     });
   });
 }

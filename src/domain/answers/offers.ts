@@ -53,12 +53,12 @@ export function pageAction(entry: Entry): PageAction | null {
 }
 
 /**
- * The page actions of the cited passages' entries (`cited` refs number `passages` from 1), in
- * order of first citation, each entry's once.
+ * The page actions of the cited passages' entries (`cited` numbers `passages` from 1, in
+ * order of first citation), each entry's once.
  */
-export function offeredActions(passages: readonly Passage[], cited: readonly CitedSource[]): PageAction[] {
+export function offeredActions(passages: readonly Passage[], cited: readonly number[]): PageAction[] {
   const actions = new Map<string, PageAction>();
-  for (const { ref } of cited) {
+  for (const ref of cited) {
     const passage = passages[ref - 1];
     const action = passage ? pageAction(passage.hit) : null;
     if (action !== null && !actions.has(action.id)) actions.set(action.id, action);

@@ -107,8 +107,10 @@ export function createAnswerService(deps: {
   }
 
   /**
-   * Provider chunks → answer events, citations checked against the passages given; with
-   * `offerActions` (chat), the cited entries' page actions follow the text.
+   * Provider chunks → answer events, citations checked against the passages given and
+   * numbered 1, 2, … in the order the text first cites them (whichever provider wrote it);
+   * each `citation` event follows the text that first cites it. Code the text leaves open
+   * is closed. With `offerActions` (chat), the cited entries' page actions follow the text.
    */
   async function* events(
     first: IteratorResult<AnswerChunk>,
@@ -131,7 +133,7 @@ export function createAnswerService(deps: {
           text += rest.text;
           if (rest.text) yield { type: 'text_delta', delta: rest.text, message_id: messageId };
           for (const citation of rest.cited) yield { type: 'citation', citation };
-          const actions = offerActions ? offeredActions(passages, filter.cited) : [];
+          const actions = offerActions ? offeredActions(passages, filter.citedPassages) : [];
           if (actions.length > 0) yield { type: 'status', status: 'offering' };
           for (const action of actions) yield { type: 'action', action };
           complete = true;
@@ -141,7 +143,7 @@ export function createAnswerService(deps: {
         if (chunk.type === 'section') {
           // Before the text: the quoted part of a passage stands in another section than its chunk.
           const passage = passages[chunk.ref - 1];
-          if (passage && !filter.cited.some((c) => c.ref === chunk.ref)) sources.set(chunk.ref, citedSource(passage.hit, chunk.ref, chunk.headings));
+          if (passage && !filter.has(chunk.ref)) sources.set(chunk.ref, citedSource(passage.hit, chunk.ref, chunk.headings));
           continue;
         }
         const { text: shown, cited } = filter.push(chunk.delta);

@@ -15,10 +15,12 @@ import { disconnectSignal, sendEvents } from '../sse.js';
 const Params = Type.Object({ integration: Type.String({ maxLength: 64 }) });
 const MAX_MESSAGE = 4_000;
 
+/** The sources an answer cites, numbered as its text cites them ([1] is the first cited). */
+const References = Type.Array(Type.Object({ ref: Type.Integer(), title: Type.String(), url: Type.String() }));
 export const SummaryResponse = Type.Object({
   has_relevant_results: Type.Boolean(),
   summary: Type.String(),
-  references: Type.Array(Type.Object({ ref: Type.Integer(), title: Type.String(), url: Type.String() })),
+  references: References,
   data: Type.Array(Type.Object({ id: Type.String(), title: Type.Union([Type.String(), Type.Null()]), raw_text: Type.String() })),
 });
 export const ChatBody = Type.Object({
@@ -31,7 +33,8 @@ export const ChatBody = Type.Object({
   context: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 20 }), Type.Literal(false)])),
 });
 const MAX_CONTEXT_BYTES = 4_096;
-export const ChatResponse = Type.Object({ conversation_id: Type.String(), message: Type.String() });
+// `references` as in summarise (DESIGN.md): an addition to SPEC's `{conversation_id, message}`.
+export const ChatResponse = Type.Object({ conversation_id: Type.String(), message: Type.String(), references: References });
 const PaymentRequired = Type.Object({ message: Type.String(), data: Type.Optional(Type.Array(Type.Object({ ...Entry.properties }, { additionalProperties: true }))) });
 export const failures = { 402: PaymentRequired, 403: Message, 502: Message, 503: Message, ...errorResponses };
 
@@ -110,7 +113,8 @@ export async function respondChat(
   );
   if (body.stream ?? true) return sendEvents(request, reply, answer.events, { 'x-conversation-id': answer.conversationId });
   reply.header('x-conversation-id', answer.conversationId);
-  return { conversation_id: answer.conversationId, message: (await collect(answer.events)).text };
+  const { text, references } = await collect(answer.events);
+  return { conversation_id: answer.conversationId, message: text, references };
 }
 
 /**
