@@ -66,7 +66,7 @@ export async function serve(): Promise<void> {
   if (masterKey.generated) {
     process.stdout.write(
       `\nGenerated the admin master key (shown once; only its hash is stored in ${config.dataDir}):\n\n` +
-        `  LORE_MASTER_KEY=${masterKey.generated}\n\n`,
+        `  export LORE_MASTER_KEY=${masterKey.generated}\n\n`,
     );
   }
   process.stdout.write(
