@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AnswerChunk, AnswerRequest } from '../../domain/ports.js';
 import { createExtractiveProvider, embeddingSimilarity, type ExtractiveProviderOptions } from './extractive.js';
-import { splitSentences } from './sentences.js';
+import { openCodeSpan, splitSentences } from './sentences.js';
 
 type Passages = AnswerRequest['passages'];
 
@@ -359,6 +359,22 @@ describe('extractive answers on Markdown documentation', () => {
     const source = `Quality on SciFact and XQuAD is measured. SciFact ${chunk}`;
     const whole = await answer('Which languages does the XQuAD bench measure?', [{ ref: 1, title: null, url: null, text: chunk, source }]);
     assert.ok(whole.startsWith('Quality on SciFact') || whole.startsWith('SciFact and XQuAD'), whole);
+  });
+
+  it('never ends inside inline code: skips a sentence whose code span the chunk cuts off, and cuts long sentences before a span (regression: the "postgres" summary)', async () => {
+    const chunk = [
+      'Repeated queries skip the model (`LORE_QUERY_CACHE`, the last 1,000 query embeddings a process saw).',
+      'Measured on 2026-11-26 at 10k chunks on PostgreSQL with the cache off',
+      '(`npm run bench:search -- --chunks 10000 --backends postgres --baseline off --seconds',
+    ].join('\n');
+    const text = await ask('How was the cache measured on PostgreSQL with 10000 chunks?', chunk);
+    assert.equal(openCodeSpan(text), -1, text);
+    assert.ok(!text.includes('--seconds'), text);
+    const long = `Start the server with ${'plenty of words before the command '.repeat(3)}\`lore serve --port 3000 --host 127.0.0.1 --data-dir ./.lore --master-key secret\` and then open it.`;
+    const cut = await answer('How do I start the server?', passages(long), { maxChars: 150 });
+    assert.match(cut, /^Start the server with .*command… \[1\]$/, cut);
+    const kept = `Run \`lore serve --port 3000 --host 127.0.0.1 --data-dir ./.lore\` ${'and then the words that follow it '.repeat(4)}to the end.`;
+    assert.match(await answer('How do I run lore serve?', passages(kept), { maxChars: 60 }), /^Run `lore serve [^`]*`… \[1\]$/);
   });
 
   it('answers "What is X?" with X’s definition and its paragraph, not with other passages that name X', async () => {

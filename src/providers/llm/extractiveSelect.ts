@@ -34,7 +34,7 @@
  */
 import { analyze, detectLanguage } from '../../domain/text/tokenize.js';
 import { passageBlocks, type Block } from './passageBlocks.js';
-import { splitSentences } from './sentences.js';
+import { openCodeSpan, splitSentences } from './sentences.js';
 
 /** A retrieved passage, in retrieval order (only what selection reads). */
 export interface Passage {
@@ -385,7 +385,8 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     context: headings[headings.length - 1]?.text ?? passage.title ?? '',
     trail: headings.map((h) => h.text),
     codeStart,
-    quotable,
+    // A unit whose code the passage cuts off ("(`npm run … --seconds" at a chunk's end) would end inside code.
+    quotable: quotable && openCodeSpan(text) === -1,
     coverage: 0,
     headingCoverage: 0,
     matched: [],
@@ -687,7 +688,11 @@ function citedLength(u: Unit): number {
 
 let wordSegmenter: Intl.Segmenter | undefined;
 
-/** The longest prefix of `text` that ends at a word boundary within `max` characters, without trailing punctuation, plus "…". */
+/**
+ * The longest prefix of `text` that ends at a word boundary within `max` characters, without
+ * trailing punctuation, plus "…". Never inside inline code: a span the cut would leave open is
+ * left out, or, when that would leave less than a third of `max`, kept whole.
+ */
 function truncate(text: string, max: number): string {
   wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
   let end = 0;
@@ -695,5 +700,12 @@ function truncate(text: string, max: number): string {
     if (index + segment.length > max - 1) break;
     end = index + segment.length;
   }
-  return text.slice(0, end || max - 1).replace(/[\s\p{P}]+$/u, '') + '…';
+  let cut = text.slice(0, end || max - 1);
+  const open = openCodeSpan(cut);
+  if (open !== -1) {
+    const ticks = /^`+/.exec(cut.slice(open))![0];
+    const close = text.slice(open + ticks.length).search(new RegExp(`(?<!\`)${ticks}(?!\`)`));
+    cut = open >= max / 3 || close === -1 ? cut.slice(0, open) : text.slice(0, open + 2 * ticks.length + close);
+  }
+  return cut.replace(/[\s\p{P}]+$/u, '') + '…';
 }

@@ -138,3 +138,17 @@ function clean(sentence: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
+
+/**
+ * Where the inline code span left open at the end of `text` starts (a run of backticks that
+ * no run as long closes), or -1 when every span is closed.
+ */
+export function openCodeSpan(text: string): number {
+  let open = -1;
+  let length = 0;
+  for (const run of text.matchAll(/`+/g)) {
+    if (open === -1) [open, length] = [run.index, run[0].length];
+    else if (run[0].length === length) open = -1;
+  }
+  return open;
+}
