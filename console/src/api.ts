@@ -87,6 +87,38 @@ export async function download(token: string, path: string): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+const ORGANISATION_TOKENS_KEY = 'lore-console-organisation-tokens';
+
+/** The tokens this tab was issued for organisations' consoles, by organisation id. */
+function keptTokens(): Record<string, string> {
+  try {
+    return JSON.parse(sessionStorage.getItem(ORGANISATION_TOKENS_KEY) ?? '{}') as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A token for organisation `id`'s console, for the master key's "Open its console": the one this
+ * tab was issued before while it still works for that organisation (GET /me; a revoked token is
+ * 401), else a new one issued with `masterKey` once `confirmIssue` agrees (null when it does
+ * not), kept in this tab's session storage (gone when the tab closes) for the next time.
+ */
+export async function organisationToken(masterKey: string, id: number, confirmIssue: () => boolean): Promise<string | null> {
+  const kept = keptTokens()[id];
+  if (kept) {
+    try {
+      if ((await call<{ organisation: { id: number } }>(kept, 'GET', '/me')).organisation.id === id) return kept;
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 403)) throw error;
+    }
+  }
+  if (!confirmIssue()) return null;
+  const { token } = await call<{ token: string }>(masterKey, 'POST', `/admin/organisations/${id}/tokens`);
+  sessionStorage.setItem(ORGANISATION_TOKENS_KEY, JSON.stringify({ ...keptTokens(), [id]: token }));
+  return token;
+}
+
 /** Which kind of credential `token` is: an organisation's API token, the master key, or neither (null). */
 export async function identify(token: string): Promise<Role | null> {
   for (const [role, path] of [['organisation', '/usage'], ['master', '/admin/organisations?per_page=1']] as const) {

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call, type Paged } from './api.js';
+import { Markdown } from './markdown.js';
 import { Empty, Pager, Show, useLoad, when } from './ui.js';
 
 interface Conversation { id: string; integration_id: string; widget_id: string | null; visitor_id: string | null; title: string; message_count: number; created_at: string }
@@ -51,7 +52,7 @@ export function Conversations({ token }: { token: string }) {
   );
 }
 
-/** One conversation as the visitor saw it, with the sources each answer cited and its feedback. */
+/** One conversation as the visitor saw it (answers in rendered markdown), with the sources each answer cited and its feedback. */
 export function ConversationView({ token, id }: { token: string; id: string }) {
   const transcript = useLoad(() => call<{ data: Transcript }>(token, 'GET', `/analytics/conversations/${encodeURIComponent(id)}`).then((r) => r.data), [token, id]);
   return (
@@ -70,7 +71,7 @@ export function ConversationView({ token, id }: { token: string; id: string }) {
               {t.messages.map((m) => (
                 <li key={m.id} class={`message ${m.role}`} data-role={m.role}>
                   <span class="who">{m.role === 'user' ? 'Visitor' : 'Lore'}</span>
-                  <p class="content">{m.content}</p>
+                  {m.role === 'user' ? <p class="content">{m.content}</p> : <Markdown text={m.content} sources={m.citations} />}
                   {m.citations.length > 0 && (
                     <ul class="sources" aria-label="Sources cited">
                       {m.citations.map((c, i) => (

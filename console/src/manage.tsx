@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { PERMISSIONS } from '../../src/domain/access.js';
-import { call, type Paged } from './api.js';
+import { call, organisationToken, type Paged } from './api.js';
 import { Checklist, Empty, ErrorNote, number, Pager, Show, useAction, useLoad, when } from './ui.js';
 import { WidgetEditor, type EditableWidget } from './widgetEditor.js';
 import { Crawlers } from './crawlers.js';
@@ -571,7 +571,8 @@ export function UsageView({ token }: { token: string }) {
 
 /**
  * The master key's view: every organisation, a form to create one (its token shown once), and
- * a way into an organisation's console (the demo's, say) by issuing it a new API token.
+ * a way into an organisation's console (the demo's, say) with an API token issued for it, the
+ * same one each time in this tab until it is revoked (see organisationToken).
  */
 export function Organisations({ token, onOpen }: { token: string; onOpen: (organisationToken: string) => void }) {
   const [page, setPage] = useState(1);
@@ -628,10 +629,12 @@ export function Organisations({ token, onOpen }: { token: string; onOpen: (organ
                       <button
                         type="button"
                         class="link"
-                        onClick={async () => {
-                          if (!confirm(`Issue a new API token for ${o.name} and open its console? The token stays in this tab.`)) return;
-                          await action.run(async () => onOpen((await call<{ token: string }>(token, 'POST', `/admin/organisations/${o.id}/tokens`)).token));
-                        }}
+                        onClick={() =>
+                          action.run(async () => {
+                            const issued = await organisationToken(token, o.id, () => confirm(`Issue a new API token for ${o.name} and open its console? This tab keeps it and opens the console with it again until it is revoked or the tab is closed.`));
+                            if (issued) onOpen(issued);
+                          })
+                        }
                       >
                         Open its console
                       </button>

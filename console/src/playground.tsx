@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call, type Paged } from './api.js';
+import { snippetHtml } from '../../widget/src/core/markdown.js';
+import { Markdown } from './markdown.js';
 import { Empty, ErrorNote, Show, useAction, useLoad } from './ui.js';
 
 interface Integration { id: string; name: string; type: string }
@@ -18,7 +20,8 @@ function metaParams(text: string, q: URLSearchParams): void {
 /**
  * Search as a visitor would through an integration, with filters, a boost or a sort, and
  * see why each hit scored as it did (its lexical and vector signals); then ask the answer
- * writer and see the passages it was given.
+ * writer and see the passages it was given. Neither counts in the organisation's analytics
+ * (`analytics=false`): they are the organisation's own, not its visitors'.
  */
 export function Playground({ token }: { token: string }) {
   const integrations = useLoad(() => call<Paged<Integration>>(token, 'GET', '/integrations?per_page=100'), [token]);
@@ -33,7 +36,7 @@ export function Playground({ token }: { token: string }) {
   const asking = useAction();
 
   const params = () => {
-    const q = new URLSearchParams({ query, threshold, explain: 'true', per_page: '20' });
+    const q = new URLSearchParams({ query, threshold, explain: 'true', per_page: '20', analytics: 'false' });
     metaParams(meta, q);
     if (order.kind === 'boost' && order.field) {
       q.set('boost[0][field]', order.field);
@@ -53,6 +56,7 @@ export function Playground({ token }: { token: string }) {
     <section aria-labelledby="playground-title">
       <header class="page-head">
         <h1 id="playground-title">Search playground</h1>
+        <p class="muted">Searches and answers here are not counted in the analytics.</p>
       </header>
       <Show loaded={integrations}>
         {(list) =>
@@ -151,7 +155,7 @@ export function Playground({ token }: { token: string }) {
                     type="button"
                     disabled={asking.busy || query.trim() === ''}
                     onClick={() =>
-                      asking.run(async () => setSummary(await call<Summary>(token, 'GET', `/integrations/${chosen}/summarise?${new URLSearchParams({ query, threshold, stream: 'false' })}`)))
+                      asking.run(async () => setSummary(await call<Summary>(token, 'GET', `/integrations/${chosen}/summarise?${new URLSearchParams({ query, threshold, stream: 'false', analytics: 'false' })}`)))
                     }
                   >
                     Ask for an answer
@@ -173,7 +177,7 @@ function Answer({ summary }: { summary: Summary }) {
   return (
     <div class="card" data-testid="answer">
       <h2>Answer</h2>
-      {summary.has_relevant_results ? <p class="content">{summary.summary}</p> : <p class="muted">Nothing relevant reached the threshold: no answer is written.</p>}
+      {summary.has_relevant_results ? <Markdown text={summary.summary} sources={summary.references} /> : <p class="muted">Nothing relevant reached the threshold: no answer is written.</p>}
       <h3>Passages it was given ({summary.data.length})</h3>
       <ol class="passages">
         {summary.data.map((p) => (
@@ -211,8 +215,7 @@ function Hits({ hits }: { hits: Hit[] }) {
               <tr key={h.id}>
                 <td class="clip">
                   <strong>{h.title ?? 'Untitled'}</strong>
-                  {/* The snippet is HTML-escaped by the API except for its <mark> tags. */}
-                  <p class="muted snippet" dangerouslySetInnerHTML={{ __html: h.snippet }} />
+                  <p class="muted snippet" dangerouslySetInnerHTML={{ __html: snippetHtml(h.snippet) }} />
                 </td>
                 <td>
                   <span class="split" role="img" aria-label={`similarity ${b.similarity.toFixed(3)}: lexical ${lexical.toFixed(3)}, vector ${vector.toFixed(3)}`}>

@@ -89,6 +89,33 @@ describe('browser: the console', { skip: browserSkip }, () => {
     });
   });
 
+  it('renders an answer’s markdown in the transcript as the widget does, its [n] linked, and a hostile answer inert', TEST, async () => {
+    const [message] = await lore.server.container.db.query<{ id: string }>("SELECT id::text AS id FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'", [conversation]);
+    const hostile = 'Open **Settings**, then *Security* [1].\n\n- first\n- second\n\nRun `lore serve`. <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> [click](javascript:window.pwned=3)';
+    await lore.server.container.db.query('UPDATE conversation_messages SET content = $1 WHERE id = $2', [hostile, message!.id]);
+    await withPage(browser, `${lore.api}/console#/conversations/${conversation}`, {}, async ({ page }) => {
+      await signIn(page, lore.org.token);
+      const answer = page.locator('li.message[data-role="assistant"] .content');
+      await answer.locator('strong').waitFor();
+      assert.equal(await answer.locator('strong').textContent(), 'Settings');
+      assert.equal(await answer.locator('em').textContent(), 'Security');
+      assert.deepEqual(await answer.locator('li').allTextContents(), ['first', 'second']);
+      assert.equal(await answer.locator('code').textContent(), 'lore serve');
+      const text = (await answer.textContent()) ?? '';
+      assert.doesNotMatch(text, /\*\*|`/, 'no raw markdown');
+      const cite = answer.locator('a.cite');
+      assert.equal(await cite.textContent(), '1');
+      assert.equal(await cite.getAttribute('href'), `${lore.site.origin}/docs/reset`, 'the first source the answer cited');
+      // The raw HTML is shown as text; nothing of it runs or loads.
+      assert.match(text, /<img src=x onerror="window.pwned=1">/);
+      assert.equal(await answer.locator('img, script, [onerror]').count(), 0);
+      assert.equal(await answer.locator('a[href^="javascript:"]').count(), 0);
+      assert.equal(await page.evaluate(() => (window as { pwned?: number }).pwned), undefined);
+      // The visitor's question stays plain text.
+      assert.equal(await page.locator('li.message[data-role="user"] .content').textContent(), 'How do I reset my password?');
+    });
+  });
+
   it('edits and deletes an entry, and creates and revokes an API key', TEST, async () => {
     await withPage(browser, `${lore.api}/console#/collections`, {}, async ({ page }) => {
       await signIn(page, lore.org.token);
@@ -189,6 +216,11 @@ describe('browser: the console', { skip: browserSkip }, () => {
       assert.match(await answer.locator('.content').textContent() ?? '', /Settings/);
       assert.ok(await answer.locator('.passages li').count() >= 1, 'the passages the writer was given');
     });
+    // The organisation's own searches are not its visitors': the analytics leave them out.
+    await lore.server.container.searchLog.flush();
+    const queries = (await lore.server.call('GET', '/api/v1/analytics/queries?limit=100', { token: lore.org.token })).body.data as { query: string }[];
+    assert.ok(queries.some((q) => q.query === 'reset password'), 'a visitor’s search is listed');
+    assert.ok(!queries.some((q) => q.query.includes('how do i reset')), JSON.stringify(queries));
   });
 
   it('shows another organisation nothing of this one', TEST, async () => {
@@ -256,12 +288,35 @@ describe('browser: the console', { skip: browserSkip }, () => {
         const orgs = (await lore.server.call('GET', '/api/v1/admin/organisations?per_page=100', { token: MASTER_KEY })).body.data as { name: string; answer_credits: number | null }[];
         assert.equal(orgs.find((o) => o.name === 'Umbrella')?.answer_credits, 250);
       });
-      // Into an organisation's console with a token issued for it.
-      page.on('dialog', (dialog) => void dialog.accept());
-      await page.getByRole('row', { name: /Acme/ }).getByRole('button', { name: 'Open its console' }).click();
-      // Acme's analytics (the playground's searches count too).
-      await eventually(async () => assert.ok(Number(await tile(page, 'searches').textContent()) >= SEARCHES.length));
-      await page.getByRole('cell', { name: 'reset password', exact: true }).waitFor();
+      // Into an organisation's console with a token issued for it (asked first)…
+      const tokens = async () => (await lore.server.container.db.query<{ id: string }>('SELECT id FROM api_tokens WHERE organisation_id = $1 AND revoked_at IS NULL ORDER BY created_at', [lore.org.id])).map((t) => t.id);
+      const before = await tokens();
+      let asked = 0;
+      page.on('dialog', (dialog) => void (asked++, dialog.accept()));
+      const openAcme = async () => {
+        await page.getByRole('row', { name: /Acme/ }).getByRole('button', { name: 'Open its console' }).click();
+        // Acme's analytics.
+        await eventually(async () => assert.ok(Number(await tile(page, 'searches').textContent()) >= SEARCHES.length));
+        await page.getByRole('cell', { name: 'reset password', exact: true }).waitFor();
+      };
+      const backToMaster = async () => {
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await signIn(page, MASTER_KEY);
+      };
+      await openAcme();
+      assert.equal(asked, 1);
+      const issued = await tokens();
+      assert.equal(issued.length, before.length + 1);
+      // …and with the same token the next time, without asking,
+      await backToMaster();
+      await openAcme();
+      assert.deepEqual([asked, await tokens()], [1, issued], 'no new token');
+      // until it is revoked: then a new one, asked first.
+      assert.equal((await lore.server.call('DELETE', `/api/v1/admin/tokens/${issued.at(-1)}`, { token: MASTER_KEY })).status, 204);
+      await backToMaster();
+      await openAcme();
+      assert.equal(asked, 2);
+      assert.equal((await tokens()).length, issued.length);
     });
   });
 
