@@ -96,7 +96,7 @@ describe('browser: the demo page', { skip: browserSkip }, () => {
       await search.el('summary').and(tab.page.locator('[data-state="done"]')).waitFor({ timeout: WAIT });
       const summary = (await search.summary.innerText()).trim();
       assert.match(summary, /create a key with the API token/i);
-      assert.match(summary, /curl -s -X POST http:\/\/127\.0\.0\.1:3000\/api\/v1\/api-keys/, 'the command that creates the key');
+      assert.match(summary, /curl -s -X POST \$LORE_URL\/api\/v1\/api-keys/, 'the command that creates the key');
       assert.doesNotMatch(summary, /Pages API: pushing pages/, 'a heading quoted as a sentence');
       assert.doesNotMatch(summary, /:\s*(?:\[\d+\])?\s*$/m, 'a colon whose block was left out');
       await tab.page.screenshot({ path: `${SHOTS}demo-search-summary-create-an-api-key.png` });
