@@ -37,8 +37,7 @@ const before_ = new Set(readdirSync(ROOT));
 
 before(async () => {
   // As `npm start` does: build what changed, then serve dist/ on the embedded defaults.
-  const build = existsSync(path.join(ROOT, 'scripts/build-if-stale.mjs')) ? ['scripts/build-if-stale.mjs'] : [path.join(path.dirname(process.execPath), 'npm'), 'run', 'build'];
-  execFileSync(build[0]!.endsWith('.mjs') ? process.execPath : build.shift()!, build, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   port = await freePort();
   lore = spawn(process.execPath, ['dist/cli.js', 'serve'], {
     cwd: ROOT,
