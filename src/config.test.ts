@@ -15,20 +15,27 @@ describe('loadConfig', () => {
     assert.equal(config.databaseUrl, undefined);
     assert.equal(config.dataDir, path.resolve('.lore'));
     assert.equal(config.embeddings.kind, 'local');
+    assert.equal(config.logFormat, 'auto');
     assert.ok(Object.isFrozen(config));
+  });
+
+  it('takes LORE_LOG_FORMAT auto, json or pretty, and refuses others', () => {
+    for (const format of ['auto', 'json', 'pretty'] as const) assert.equal(loadConfig({ LORE_LOG_FORMAT: format }).logFormat, format);
+    assert.throws(() => loadConfig({ LORE_LOG_FORMAT: 'JSON' }), /LORE_LOG_FORMAT must be one of auto, json, pretty \(got "JSON"\)/);
   });
 
   it('reports every problem at once', () => {
     assert.throws(
-      () => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', LORE_EMBEDDINGS: 'magic', LORE_MASTER_KEY: 'short', LORE_LOG_LEVEL: 'loud' }),
+      () => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', LORE_EMBEDDINGS: 'magic', LORE_MASTER_KEY: 'short', LORE_LOG_LEVEL: 'loud', LORE_LOG_FORMAT: 'fancy' }),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
-        assert.equal(error.problems.length, 5);
+        assert.equal(error.problems.length, 6);
         assert.match(error.message, /PORT must be an integer/);
         assert.match(error.message, /DATABASE_URL must use postgres/);
         assert.match(error.message, /LORE_EMBEDDINGS must be/);
         assert.match(error.message, /LORE_MASTER_KEY must be at least 24/);
         assert.match(error.message, /LORE_LOG_LEVEL must be one of/);
+        assert.match(error.message, /LORE_LOG_FORMAT must be one of/);
         return true;
       },
     );

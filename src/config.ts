@@ -14,6 +14,8 @@ export interface Config {
   readonly publicUrl: string | undefined;
   readonly embeddings: EmbeddingsConfig;
   readonly logLevel: string;
+  /** Log lines as JSON (`json`), readable (`pretty`), or readable on a terminal and JSON otherwise (`auto`). */
+  readonly logFormat: LogFormat;
   /** Largest accepted request body in bytes (413 above it). */
   readonly bodyLimit: number;
   readonly rateLimits: RateLimitConfig;
@@ -39,6 +41,8 @@ export interface Config {
   /** Let the server's crawlers fetch private and loopback addresses (an intranet site; tests). */
   readonly crawlPrivateNetworks: boolean;
 }
+
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 export type AnswersConfig =
   | { readonly kind: 'extractive' }
@@ -77,6 +81,7 @@ export class ConfigError extends Error {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const LOG_FORMATS: readonly LogFormat[] = ['auto', 'json', 'pretty'];
 
 /**
  * Reads the configuration from environment variables. Every problem is collected and
@@ -145,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const logLevel = env.LORE_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LORE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const logFormat = (env.LORE_LOG_FORMAT || 'auto') as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) problems.push(`LORE_LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')} (got "${env.LORE_LOG_FORMAT}")`);
 
   let embeddings: EmbeddingsConfig;
   const kind = env.LORE_EMBEDDINGS || 'local';
@@ -200,7 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
-    port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, bodyLimit,
+    port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, logFormat, bodyLimit,
     rateLimits: Object.freeze(rateLimits), redisUrl, trustProxy: trustProxy ?? false, answers: Object.freeze(answers),
     conversationTtlDays, demo: demo ?? true, metricsToken, ingestQueue, queryCache,
     crawlPrivateNetworks: crawlPrivateNetworks ?? false,

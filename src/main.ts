@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createContainer } from './container.js';
 import { buildApp } from './http/app.js';
+import { logStream } from './http/logFormat.js';
 import { seedLoreDemo } from './loreDocs.js';
 import { resolveMasterKey } from './masterKey.js';
 import { DataDirLockedError } from './storage/dataDirLock.js';
@@ -35,7 +36,7 @@ export async function serve(): Promise<void> {
         return null;
       })
     : null;
-  const app = await buildApp(container.deps, { logger: { level: config.logLevel } });
+  const app = await buildApp(container.deps, { logger: { level: config.logLevel, stream: logStream(config.logFormat) } });
 
   // SIGTERM / SIGINT: stop accepting, let requests and answer streams in flight finish, flush
   // usage counters, close the database, exit 0. A second signal, or SHUTDOWN_TIMEOUT_MS, exits

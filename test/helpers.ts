@@ -89,6 +89,7 @@ export async function startServer(
     publicUrl: undefined,
     embeddings: { kind: 'local', model: 'onnx-community/all-MiniLM-L6-v2-ONNX', modelPath: undefined, dtype: 'int8' },
     logLevel: 'silent',
+    logFormat: 'json',
     bodyLimit: 10 * 1024 * 1024,
     rateLimits: { perCredential: 0, perIp: 0, answers: 0 },
     redisUrl: undefined,

@@ -1,13 +1,17 @@
 /**
  * The access log never shows a credential: not the visitor `hash` of conversation-route URLs,
  * not an API token, a widget's secret or identity secret, nor any of them passed in a query.
+ * `lore serve` writes it as JSON lines, or as readable lines (LORE_LOG_FORMAT=pretty; the
+ * default on a terminal), redacted alike.
  */
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { signVisitor } from '../src/domain/visitors.js';
+import { readableLogs } from '../src/http/logFormat.js';
 import { redactUrl } from '../src/http/logRedaction.js';
 import { constantEmbedder, MASTER_KEY, startServer, type TestServer } from './helpers.js';
+import { processDatabase, startLoreProcess } from './processes.js';
 
 describe('access log', () => {
   let server: TestServer;
@@ -50,5 +54,55 @@ describe('access log', () => {
     assert.equal(redactUrl('/a?%68ash=abc&q=%zz'), '/a?%68ash=[redacted]&q=%zz');
     assert.equal(redactUrl('/a?hash&token='), '/a?hash&token=[redacted]');
     assert.equal(redactUrl('/a'), '/a');
+  });
+});
+
+describe('log format', () => {
+  const SECRET = 'sekrit-token-value-0123456789';
+
+  /** Serves with LORE_LOG_FORMAT=`format`, makes two requests, stops: what it wrote to stdout. */
+  async function serveAndLog(format: string): Promise<string> {
+    const database = await processDatabase('pglite', `log-${format}`);
+    try {
+      const lore = await startLoreProcess({ ...database.env, LORE_LOG_FORMAT: format, LORE_LOG_LEVEL: 'info' });
+      await fetch(`${lore.url}/healthz`, { headers: { 'x-request-id': `health-${format}` } });
+      await fetch(`${lore.url}/api/v1/collections?token=${SECRET}&page=1`, { headers: { 'x-request-id': `list-${format}` } });
+      lore.process.kill('SIGTERM');
+      assert.equal(await lore.exited, 0);
+      return lore.stdout();
+    } finally {
+      await database.drop();
+    }
+  }
+
+  it('LORE_LOG_FORMAT=pretty: one readable line a record, with method, URL, status, time and request id', async () => {
+    const out = await serveAndLog('pretty');
+    const time = String.raw`\[\d{2}:\d{2}:\d{2}\.\d{3}\]`;
+    assert.match(out, new RegExp(`^${time} INFO: incoming request GET /healthz  reqId=health-pretty$`, 'm'));
+    assert.match(out, new RegExp(`^${time} INFO: request completed 200 in \\d+\\.\\d ms  reqId=health-pretty$`, 'm'));
+    assert.match(out, new RegExp(`^${time} INFO: incoming request GET /api/v1/collections\\?token=\\[redacted\\]&page=1  reqId=list-pretty$`, 'm'));
+    assert.match(out, new RegExp(`^${time} INFO: request completed 401 in \\d+\\.\\d ms  reqId=list-pretty$`, 'm'));
+    assert.ok(!out.includes(SECRET), 'the token in the log');
+    assert.ok(!/^\{/m.test(out), `a JSON line in readable logs:\n${out}`);
+    assert.ok(!out.includes('\u001b['), 'colours when not on a terminal');
+  });
+
+  it('LORE_LOG_FORMAT=json: pino JSON lines with the request fields', async () => {
+    const out = await serveAndLog('json');
+    const records = out.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, any>);
+    const incoming = records.find((r) => r.reqId === 'list-json' && r.msg === 'incoming request');
+    assert.deepEqual([incoming?.level, incoming?.req?.method, incoming?.req?.url], [30, 'GET', '/api/v1/collections?token=[redacted]&page=1']);
+    const completed = records.find((r) => r.reqId === 'health-json' && r.msg === 'request completed');
+    assert.equal(completed?.res?.statusCode, 200);
+    assert.equal(typeof completed?.responseTime, 'number');
+    assert.ok(!out.includes(SECRET), 'the token in the log');
+    assert.ok(!out.includes('INFO:'), 'a readable line in JSON logs');
+  });
+
+  it('is readable on a terminal unless LORE_LOG_FORMAT=json, JSON elsewhere unless pretty', () => {
+    assert.equal(readableLogs('auto', { isTTY: true, write: () => true }), true);
+    assert.equal(readableLogs('auto', { write: () => true }), false);
+    assert.equal(readableLogs('json', { isTTY: true, write: () => true }), false);
+    assert.equal(readableLogs('pretty', { write: () => true }), true);
   });
 });
