@@ -90,6 +90,46 @@ for (const backend of backends()) {
       assert.ok(strict.body.data.length < (await search('query=invoice&threshold=0')).body.data.length);
     });
 
+    it('shows snippets as plain text: Markdown syntax left out, <mark> the only tag (regression: the demo’s docs)', async () => {
+      const markdown = [
+        '## Tests',
+        '',
+        'Run **`npm test`** before a pull request; with `LORE_TEST_DATABASE_URL` set, the storage tests run on [PostgreSQL](https://www.postgresql.org) too:',
+        '',
+        '```sh',
+        'LORE_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm test',
+        '```',
+        '',
+        '| Command | What it runs |',
+        '|---|---|',
+        '| `npm test` | type-check, unit and <em>HTTP</em> tests |',
+      ].join('\n');
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Markdown' } })).body.data.id;
+      await server.call('POST', `/api/v1/collections/${collection}/entries`, { token, body: { title: 'Tests', raw_text: markdown } });
+      const docs = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Docs', collection_ids: [collection] } })).body.data.id;
+      for (const query of ['npm test', 'storage tests on postgresql', 'what does npm test run']) {
+        const res = await server.call('GET', `/api/v1/integrations/${docs}/search?query=${encodeURIComponent(query)}`, { token });
+        const { snippet } = res.body.data[0];
+        assert.match(snippet, /<mark>[^<]+<\/mark>/, query);
+        assert.doesNotMatch(snippet.replace(/<\/?mark>/g, ''), /[`|<>*#]|---|\]\(/, `${query}: ${snippet}`);
+        assert.match(snippet.replace(/<\/?mark>/g, ''), /Run npm test before a pull request|npm test · type-check, unit and HTTP tests/, snippet);
+      }
+    });
+
+    it('does not summarise a query too short or vague to say what it is about, however close its hits', async () => {
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Echoes' } })).body.data.id;
+      const entries = ['h', 'the', 'how do i', 'postgres'].map((text) => ({ source_type: 'note', source_id: text, title: text, raw_text: text }));
+      await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } });
+      const echoes = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Echoes', collection_ids: [collection] } })).body.data.id;
+      const searchEchoes = (query: string) => server.call('GET', `/api/v1/integrations/${echoes}/search?query=${encodeURIComponent(query)}`, { token });
+      for (const query of ['h', 'the', 'how do i']) {
+        const res = await searchEchoes(query);
+        assert.equal(res.body.data[0]?.source_id, query, `${query}: the entry that says just that is found`);
+        assert.equal(res.body.summarisable, false, query);
+      }
+      assert.equal((await searchEchoes('postgres')).body.summarisable, true);
+    });
+
     it('rejects bad parameters with 422 and field keys', async () => {
       const cases: [string, string[]][] = [
         ['', ['query']],
