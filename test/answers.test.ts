@@ -98,6 +98,25 @@ for (const backend of backends()) {
       }
     });
 
+    it('answers a query too short or vague to say what it is about as finding nothing, with no credit used', async () => {
+      const echoes = (await server.call('POST', '/api/v1/collections', { token: org.token, body: { name: 'Echoes' } })).body.data.id;
+      const entries = ['h', 'the', 'how do i'].map((text) => ({ source_type: 'note', source_id: text, title: text, raw_text: text }));
+      await server.call('POST', `/api/v1/collections/${echoes}/entries/batch`, { token: org.token, body: { entries } });
+      const integration = (await server.call('POST', '/api/v1/integrations', { token: org.token, body: { type: 'search_box', name: 'Echoes', collection_ids: [echoes] } })).body.data.id;
+      await setCredits(1);
+      try {
+        for (const query of ['h', 'the', 'how do i']) {
+          const res = await server.call('GET', `/api/v1/integrations/${integration}/summarise?query=${encodeURIComponent(query)}&stream=false`, { token: org.token });
+          assert.deepEqual(res.body, { has_relevant_results: false, summary: '', references: [], data: [] }, query);
+          const streamed = await server.call('GET', `/api/v1/integrations/${integration}/summarise?query=${encodeURIComponent(query)}`, { token: org.token });
+          assert.deepEqual(parseSse(streamed.body).events.map((e) => e.type), ['stream_start', 'stream_end'], query);
+        }
+        assert.equal((await server.call('GET', '/api/v1/usage', { token: org.token })).body.data.answer_credits, 1);
+      } finally {
+        await setCredits(null);
+      }
+    });
+
     it('renders html as sanitised HTML', async () => {
       const res = await summarise('query=embed+the+widget+with+a+script+tag&stream=false&format=html');
       assert.equal(res.status, 200);

@@ -7,6 +7,7 @@ import { UnavailableError } from './errors.js';
 import { analyze, detectLanguage } from './text/tokenize.js';
 import { applyBoosts, applySorts, type Boost, type RankingFields, type Ranked, type Sort } from './ranking.js';
 import { snippet } from './snippet.js';
+import { isVagueQuery } from './text/questionWords.js';
 import type { SearchLog } from './searchLog.js';
 
 export interface SearchParams {
@@ -379,7 +380,8 @@ export function createSearchService(deps: {
         total: ranked.length,
         page: params.page,
         perPage: params.perPage,
-        summarisable: ranked.length > 0 && top >= Math.max(SUMMARISABLE_SIMILARITY, params.threshold),
+        // A query too short or vague to say what it is about ("h", "how do I") is not summarised, however close its hits.
+        summarisable: ranked.length > 0 && top >= Math.max(SUMMARISABLE_SIMILARITY, params.threshold) && !isVagueQuery(params.query),
         timings,
       };
       const latencyMs = performance.now() - started;

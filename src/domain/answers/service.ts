@@ -6,6 +6,7 @@ import { NotFoundError, PaymentRequiredError, UpstreamError } from '../errors.js
 import type { AnswerChunk, AnswerMessage, AnswerProvider, ConversationOwner, ConversationRepository } from '../ports.js';
 import { ProviderError } from '../ports.js';
 import { pageBonus, type PageContext, type Passage, type SearchHit, type SearchService } from '../search.js';
+import { isVagueQuery } from '../text/questionWords.js';
 import { detectLanguage } from '../text/tokenize.js';
 import type { Reservation, UsageService } from '../usage.js';
 import { CitationFilter, type CitedSource } from './citations.js';
@@ -174,7 +175,8 @@ export function createAnswerService(deps: {
   return {
     async summarise(scope, integrationId, params, signal) {
       const integration = await integrations.getActive(scope, integrationId);
-      const passages = await search.retrieve(scope, integration, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
+      // A query too short or vague to say what it is about is answered as finding nothing (search: `summarisable` false).
+      const passages = isVagueQuery(params.query) ? [] : await search.retrieve(scope, integration, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
       const messageId = randomUUID();
       if (params.analytics !== false) deps.summaries?.record(scope, { integrationId: integration.id, messageId, query: params.query, relevant: passages.length > 0 }).catch((e) => deps.log?.(e));
       if (passages.length === 0) {

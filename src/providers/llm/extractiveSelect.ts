@@ -32,6 +32,7 @@
  * neither is the first sentence of a chunk that starts mid-sentence. Terms come from the search tokeniser
  * (stemming, folding, Chinese/Japanese bigrams, Thai words), in each passage's own language.
  */
+import { questionTerms } from '../../domain/text/questionWords.js';
 import { analyze, detectLanguage } from '../../domain/text/tokenize.js';
 import { passageBlocks, type Block } from './passageBlocks.js';
 import { openCodeSpan, splitSentences } from './sentences.js';
@@ -126,28 +127,6 @@ const MAX_ITEM_CHARS = 900;
  */
 const WHOLE_ENTRY_CHARS = 8000;
 
-/**
- * Question words, copulas and auxiliaries per language: they say what kind of answer is
- * wanted, not what it is about, so they never count as overlap ("Wie hieß …" must not pick
- * "Im Dezember hieß es …"). For de, el, hi, tr and zh also the commonest function words the
- * tokeniser keeps (0.5–1 point on XQuAD there; no gain in ar, th, vi).
- */
-const QUESTION_WORDS: Readonly<Record<string, string>> = {
-  en: 'what which who whom whose when where why how many much did does do is was were are be been name named called known kind type can could should would will i my me we our get got one',
-  de: 'was wer wen wem wessen wann wo woher wohin warum wieso wie viele viel welche welcher welches welchem welchen hat haben hatte hatten wurde wurden ist sind war waren heißt hieß hießen heißen genannt nennt beim vom ins zur zum um nach über',
-  es: 'qué que cuál cuáles quién quiénes cuándo dónde cómo cuántos cuántas cuánto cuánta por fue es son era eran llama llamaba nombre',
-  fr: 'que quoi qui quel quelle quels quelles quand où comment combien pourquoi est sont était nom appelle',
-  ro: 'ce care cine când unde cum câți câte cât de a fost este sunt au numele numit',
-  ru: 'что кто когда где как сколько какой какая какие каком какого почему чем чего кого был была было были является называется',
-  el: 'τι ποιος ποια ποιο ποιοι ποιες ποιον ποιας πότε πού πώς πόσα πόσοι πόσες πόσο γιατί ήταν είναι ο η το οι τα του της των στο στη στην σε και',
-  tr: 'ne kim nerede nasıl hangi kaç neden nedir kimdir zaman hangisi bir ve',
-  vi: 'gì nào đâu ai bao nhiêu khi là tại sao thế như mấy',
-  hi: 'क्या कौन कब कहाँ कहां कैसे कितने कितना कितनी किस किसने किसको क्यों है था थे थी के की का में को से ने और',
-  ar: 'ما ماذا من متى أين كيف كم لماذا هل أي التي الذي',
-  zh: '什么 谁 哪 哪里 哪个 哪些 何时 什么时候 为什么 怎么 怎样 如何 多少 几 是 的 了 吗 呢 在 和',
-  ja: '何 誰 いつ どこ どの どれ なぜ どう いくつ いくら',
-  th: 'อะไร ใคร ที่ไหน เมื่อไร เมื่อไหร่ อย่างไร ทำไม เท่าไร เท่าไหร่ กี่ ไหน ใด คือ',
-};
 
 /** Questions asking for a quantity, a date or a limit: units with digits are likelier answers. */
 const NUMERIC_QUESTION =
@@ -214,7 +193,6 @@ interface Read {
   blocks: Block[];
 }
 
-const questionStops = new Map<string, Set<string>>();
 
 /**
  * The answer to `question` from `passages` (in retrieval order), as pieces in reading order:
@@ -655,13 +633,7 @@ function match(term: string, terms: Set<string>): number {
 
 /** The question's distinct terms in `language`, without question words (unless that leaves none). */
 function contentTerms(question: string, language: string): string[] {
-  let stops = questionStops.get(language);
-  if (!stops) {
-    // Unknown-language text is stemmed as English by the tokeniser.
-    const words = QUESTION_WORDS[language] ?? (language === 'und' ? QUESTION_WORDS.en : undefined);
-    stops = new Set(words ? analyze(words, language).terms : []);
-    questionStops.set(language, stops);
-  }
+  const stops = questionTerms(language);
   const terms = [...new Set(analyze(question, language).terms)];
   const content = terms.filter((t) => !stops.has(t));
   return content.length > 0 ? content : terms;
