@@ -1,10 +1,10 @@
 // The demo a new user opens after `npm start`: Lore's own docs, both widgets, the page's strict
 // CSP. Same seeding as the server's start (seedLoreDemo), on the port Lore really listens on.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { seedLoreDemo } from '../../src/loreDocs.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { browserSkip, eventually, launchBrowser, TEST, WAIT, withPage } from './fixtures.js';
@@ -39,6 +39,63 @@ describe('browser: the demo page', { skip: browserSkip }, () => {
       assert.ok(titles.length >= 3, JSON.stringify(titles));
       await search.el('summary').and(tab.page.locator('[data-state="done"]')).waitFor({ timeout: WAIT });
       assert.ok((await search.el('summary').innerText()).length > 40);
+    });
+  });
+
+  /** Whether the element at the centre of `#lore-demo-search` is the search box (or inside it), and whether the chat launcher's box overlaps it. */
+  const searchBoxUncovered = (page: Page) =>
+    page.evaluate(() => {
+      const trigger = document.getElementById('lore-demo-search')!;
+      const box = trigger.getBoundingClientRect();
+      const at = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+      const launcher = document.querySelector('[data-lore-widget="chat"]')!.shadowRoot!.querySelector('[data-lore="launcher"]')!.getBoundingClientRect();
+      const overlaps = launcher.left < box.right && box.left < launcher.right && launcher.top < box.bottom && box.top < launcher.bottom;
+      return { centre: at !== null && trigger.contains(at), overlaps, box: [box.x, box.y, box.width, box.height].map(Math.round), launcher: [launcher.x, launcher.y].map(Math.round) };
+    });
+
+  for (const viewport of [{ width: 375, height: 812 }, { width: 375, height: 667 }, { width: 375, height: 635 }]) {
+    it(`at ${viewport.width}×${viewport.height} the chat launcher covers nothing of the search box`, TEST, async () => {
+      await withPage(browser, `${origin}/`, { viewport, hasTouch: true, isMobile: true }, async ({ page }) => {
+        await new ChatWidget(page).el('launcher').waitFor({ timeout: WAIT });
+        const seen = await searchBoxUncovered(page);
+        assert.deepEqual([seen.centre, seen.overlaps], [true, false], JSON.stringify(seen));
+      });
+    });
+  }
+
+  it('shows the Ctrl K hint with a keyboard, ⌘ K on a Mac, and no key hints on a touch-only device', TEST, async () => {
+    const hint = '#lore-demo-search kbd';
+    await withPage(browser, `${origin}/`, { viewport: { width: 1280, height: 800 } }, async ({ page }) => {
+      const search = new SearchWidget(page);
+      await search.waitMounted();
+      assert.equal(await page.locator(hint).textContent(), 'Ctrl K');
+      assert.ok(await page.locator(hint).isVisible());
+      await page.click('#lore-demo-search');
+      assert.ok(await search.host.locator('.foot .keys').isVisible(), 'the modal’s key hints');
+    });
+    await withPage(browser, `${origin}/`, { init: "Object.defineProperty(Navigator.prototype, 'platform', { get: () => 'MacIntel' });" }, async ({ page }) => {
+      await eventually(async () => assert.equal(await page.locator(hint).textContent(), '⌘ K'));
+    });
+    // A tablet (wide enough for the hints) and a phone, touch only.
+    for (const viewport of [{ width: 1024, height: 768 }, { width: 375, height: 812 }]) {
+      await withPage(browser, `${origin}/`, { viewport, hasTouch: true, isMobile: true }, async ({ page }) => {
+        const search = new SearchWidget(page);
+        await search.waitMounted();
+        assert.equal(await page.locator(hint).isVisible(), false, `${viewport.width}: the page’s hint`);
+        await page.tap('#lore-demo-search');
+        await search.el('search-input').waitFor({ timeout: WAIT });
+        assert.equal(await search.host.locator('.keys').isVisible(), false, `${viewport.width}: the modal’s key hints`);
+      });
+    }
+  });
+
+  it('serves the API reference at /docs under its Content-Security-Policy, with package.json’s version', TEST, async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    await withPage(browser, `${origin}/docs`, {}, async ({ page }) => {
+      const title = page.locator('.swagger-ui .info .title');
+      await title.waitFor({ timeout: WAIT });
+      assert.match((await title.textContent()) ?? '', new RegExp(`^Lore API\\s*${version.replace(/\./g, '\\.')}`));
+      await page.locator('.opblock').first().waitFor({ timeout: WAIT });
     });
   });
 

@@ -4,9 +4,10 @@
  */
 
 /**
- * Mounts the search widget on `#lore-demo-search` and the chat bubble with the keys the page
- * carries in `<meta name="lore-search-key|lore-chat-key">`; `#lore-demo-ask` asks the chat its
- * `data-question`; a confirmed `navigate` action opens its same-origin `url`.
+ * Mounts the search widget on `#lore-demo-search` (its shortcut hint ⌘ K on a Mac) and the chat
+ * bubble with the keys the page carries in `<meta name="lore-search-key|lore-chat-key">`;
+ * `#lore-demo-ask` asks the chat its `data-question`; a confirmed `navigate` action opens its
+ * same-origin `url`.
  */
 export const DEMO_JS = `(function () {
   'use strict';
@@ -15,6 +16,9 @@ export const DEMO_JS = `(function () {
     return element ? element.getAttribute('content') : null;
   }
   var sdk = window.ServiceSdk;
+  // The shortcut hint as a Mac user presses it.
+  var hint = document.querySelector('#lore-demo-search kbd');
+  if (hint && /Mac|iP(hone|ad|od)/.test(navigator.platform || navigator.userAgent)) hint.textContent = '\u2318 K';
   var searchKey = meta('lore-search-key');
   var chatKey = meta('lore-chat-key');
   if (!sdk || !searchKey || !chatKey) return;
@@ -67,4 +71,14 @@ article code { font: 0.9em ui-monospace, monospace; }
 article table { border-collapse: collapse; display: block; overflow-x: auto; }
 article th, article td { padding: 0.3rem 0.6rem; border: 1px solid var(--line); text-align: left; vertical-align: top; }
 .bottom { padding: 1.5rem; text-align: center; color: var(--muted); font-size: 0.85rem; border-top: 1px solid var(--line); }
+/* A phone: the search box high enough that the chat bubble in the corner never covers it. */
+@media (max-width: 640px) {
+  main { padding: 1.25rem 1rem 6rem; }
+  .home h1 { font-size: 1.6rem; margin: 0.5rem 0; }
+  .lead { font-size: 1rem; }
+}
+/* No keyboard shortcut to show where there is no keyboard (a touch-only phone or tablet). */
+@media (hover: none) and (pointer: coarse) {
+  .search-trigger kbd { display: none; }
+}
 `;

@@ -46,6 +46,13 @@ ${main}
 `;
 }
 
+/**
+ * The search box that opens the search widget. Its shortcut hint says Ctrl K (demo.js makes it
+ * ⌘ K on a Mac) and is hidden on touch-only devices (demo.css), where no key can press it.
+ */
+const SEARCH_TRIGGER =
+  '<button id="lore-demo-search" class="search-trigger" type="button" aria-label="Search the Lore docs" aria-keyshortcuts="Control+K Meta+K"><span>Search the Lore docs…</span><kbd>Ctrl K</kbd></button>';
+
 const CARDS = [
   { title: 'Hybrid search', text: 'BM25 and vectors fused, with filters, boosts and a score breakdown per result.', doc: 'SEARCH.md' },
   { title: 'Grounded answers', text: 'Summaries and multi-turn chat that cite the passages they were given, streamed.', doc: 'ANSWERS.md' },
@@ -68,9 +75,9 @@ export function demoHomePage(keys: DemoKeys): string {
     `<main id="lore-demo" class="home">
 <h1>Search, summaries and chat over your own knowledge</h1>
 <p class="lead">Lore is a self-hostable knowledge service: put your docs, help articles and product pages into collections, and it serves hybrid semantic search, AI summaries and grounded chat with citations, through a REST API and widgets for your website.</p>
-<p>Everything on this page runs on this server. Search Lore’s documentation, or ask the assistant in the corner.</p>
-<button id="lore-demo-search" class="search-trigger" type="button" aria-label="Search the Lore docs"><span>Search the Lore docs…</span><kbd>Ctrl K</kbd></button>
+${SEARCH_TRIGGER}
 <p class="ask">Or ask: <button id="lore-demo-ask" class="link" type="button" data-question="How do I embed the chat widget?">How do I embed the chat widget?</button></p>
+<p>Everything on this page runs on this server: search Lore’s documentation, or ask the assistant in the corner.</p>
 <section class="cards">
 ${cards}
 </section>
@@ -86,7 +93,7 @@ export function demoDocPage(keys: DemoKeys, name: string, html: string, names: r
     `${name} · Lore`,
     `<main id="lore-demo" class="doc">
 <nav class="doc-list" aria-label="Documents">${links}</nav>
-<button id="lore-demo-search" class="search-trigger" type="button" aria-label="Search the Lore docs"><span>Search the Lore docs…</span><kbd>Ctrl K</kbd></button>
+${SEARCH_TRIGGER}
 <article>
 ${html}
 </article>

@@ -169,7 +169,8 @@ export const createSearch: WidgetFactory = (context) => {
     const box = h('div', { class: 'box' },
       h('div', { class: 'head' }, field, iconButton(t('closeSearch'), 'close', { type: 'button', title: null, onclick: close })),
       body,
-      h('div', { class: 'foot' }, h('span', { class: 'keys', 'aria-hidden': 'true' }, ...['↵', '↑', '↓', 'esc'].map(kbd)), brand));
+      // Key hints are hidden on touch-only devices (SEARCH_CSS); the footer too, when it holds nothing else.
+      h('div', { class: brand ? 'foot' : 'foot bare' }, h('span', { class: 'keys', 'aria-hidden': 'true' }, ...['↵', '↑', '↓', 'esc'].map(kbd)), brand));
     box.addEventListener('keydown', focusTrap(box, close));
     dialog.append(box);
     on(dialog, 'mousedown', (event: MouseEvent) => event.target === dialog && close());

@@ -115,7 +115,8 @@ ul{list-style:none;margin:0;padding:0}
 [data-state=streaming] .md>:last-child::after{content:"";display:inline-block;width:.45em;height:1em;margin-left:2px;vertical-align:-.15em;background:currentColor;opacity:.5;animation:blink 1s steps(2) infinite}
 .foot{display:flex;align-items:center;padding:8px 12px;border-top:1px solid var(--line)}
 .branding{margin-left:auto}
-@media (max-width:640px){dialog{padding:0}.box{max-width:none;height:100%;max-height:none;border-radius:0}.keys{display:none}}
+@media (max-width:640px){dialog{padding:0}.box{max-width:none;height:100%;max-height:none;border-radius:0}.keys,.foot.bare{display:none}}
+@media (hover:none) and (pointer:coarse){.keys,.foot.bare{display:none}}
 `;
 
 /**
