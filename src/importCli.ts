@@ -12,7 +12,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { FILE_SOURCE_TYPE, listFolder, readFolderFile } from './sources/folder.js';
-import { apiBatchUpsert, batchWriter, deleteBySource, emptyReport, formatReport, ImportError, loreClient, storedEntries, type SourceReport } from './sources/loreApi.js';
+import { apiBatchUpsert, batchWriter, deleteBySource, emptyReport, ImportError, loreClient, storedEntries, type BatchUpsert, type SourceEntry, type SourceReport } from './sources/loreApi.js';
 
 
 export interface FolderImportOptions {
@@ -27,13 +27,26 @@ export interface FolderImportOptions {
   sections?: boolean;
   /** Progress bar on standard error (default: when it is a terminal). */
   progress?: boolean;
+  /** Called as each file is done: read, and each entry it makes written (or refused) or unchanged. */
+  onProgress?: (filesDone: number, files: number) => void;
 }
 
 export interface FolderImportReport extends SourceReport {
   /** Files of a supported type found (read, or skipped with a reason). */
   files: number;
+  /** Files read into entries. */
+  files_read: number;
+  /** The entries those files make (one a file, or one a section with --sections). */
+  entries: number;
 }
 
+/** While progress is shown, the pending batch is sent after this share of the files at least, so it moves as files are written. */
+const PROGRESS_STEPS = 40;
+
+/**
+ * Imports the folder into the collection; the report counts files and entries apart. Throws
+ * ImportError when the run cannot go on (not a folder, unreachable server, refused token).
+ */
 export async function importFolder(options: FolderImportOptions): Promise<FolderImportReport> {
   const info = await stat(options.dir).catch(() => null);
   if (!info?.isDirectory()) throw new ImportError(`${options.dir} is not a folder`);
@@ -42,12 +55,19 @@ export async function importFolder(options: FolderImportOptions): Promise<Folder
 
   const stored = await storedEntries(api, options.collection, FILE_SOURCE_TYPE);
   const { files, unsupported } = await listFolder(options.dir, options.ignore);
-  const report: FolderImportReport = { ...emptyReport(), files: files.length };
+  const report: FolderImportReport = { ...emptyReport(), files: files.length, files_read: 0, entries: 0 };
   for (const file of unsupported) report.skipped.push({ path: file.relative, reason: `unsupported type (${path.extname(file.relative) || 'no extension'})` });
 
-  const bar = (options.progress ?? process.stderr.isTTY) ? new cliProgress.SingleBar({ format: 'importing [{bar}] {value}/{total} files {stage}', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
-  bar?.start(files.length, 0, { stage: '' });
-  const writer = batchWriter(apiBatchUpsert(api, options.collection), stored, report);
+  const progress = fileProgress(files.length, options);
+  const upsert = apiBatchUpsert(api, options.collection);
+  // batchWriter sends a batch refused for what its entries hold again entry by entry: an entry
+  // is answered by the reply that ends its attempts.
+  const send: BatchUpsert = async (entries) => {
+    const refused = await upsert(entries);
+    if (refused === null || !refused.split || entries.length === 1) progress.answered(entries, refused === null);
+    return refused;
+  };
+  const writer = batchWriter(send, stored, report);
   // The file a stored entry was made from: its source_id, or a section's without `#anchor`.
   const listed = new Set(files.map((f) => f.relative));
   const fileOf = (sourceId: string) => (listed.has(sourceId) || !sourceId.includes('#') ? sourceId : sourceId.slice(0, sourceId.lastIndexOf('#')));
@@ -60,18 +80,20 @@ export async function importFolder(options: FolderImportOptions): Promise<Folder
   }
   /** Entries of files read that the file no longer makes (a section gone, or the other mode's). */
   const replaced: string[] = [];
+  let sinceSent = 0;
   for (const file of files) {
     // A file that is there keeps its entries even when it cannot be read: --prune leaves them.
+    let changed: SourceEntry[] = [];
     try {
       const read = await readFolderFile(file, { baseUrl: options.baseUrl, sections: options.sections ?? false });
       if ('skipped' in read) {
         report.skipped.push({ path: file.relative, reason: read.skipped });
       } else {
         if (read.note) report.notes.push({ path: file.relative, note: read.note });
-        for (const entry of read.entries) {
-          if (stored.get(entry.source_id)?.meta.content_sha256 === entry.meta.content_sha256) report.unchanged++;
-          else await writer.write(entry);
-        }
+        report.files_read++;
+        report.entries += read.entries.length;
+        changed = read.entries.filter((entry) => stored.get(entry.source_id)?.meta.content_sha256 !== entry.meta.content_sha256);
+        report.unchanged += read.entries.length - changed.length;
         const made = new Set(read.entries.map((e) => e.source_id));
         replaced.push(...(storedOf.get(file.relative) ?? []).filter((id) => !made.has(id)));
       }
@@ -79,20 +101,77 @@ export async function importFolder(options: FolderImportOptions): Promise<Folder
       if (error instanceof ImportError) throw error;
       report.failed.push({ path: file.relative, reason: (error as Error).message });
     }
-    bar?.increment();
+    progress.read(file.relative, changed);
+    for (const entry of changed) await writer.write(entry);
+    if (progress.watched && changed.length > 0 && ++sinceSent >= files.length / PROGRESS_STEPS) {
+      sinceSent = 0;
+      await writer.flush();
+    }
   }
   await writer.flush();
 
   const gone = options.prune ? [...stored.keys()].filter((id) => !listed.has(fileOf(id))) : [];
   if (replaced.length + gone.length > 0) {
-    bar?.update({ stage: '(removing entries of files changed or gone)' });
+    progress.stage(' · removing the entries of files changed or gone');
     for (const sourceId of [...replaced, ...gone]) await deleteBySource(api, options.collection, FILE_SOURCE_TYPE, sourceId, report);
   }
-  bar?.stop();
+  progress.stop();
   return report;
 }
 
-/** The report as the command prints it. */
-export function formatImportReport(dir: string, collection: string, report: FolderImportReport): string {
-  return formatReport(`Imported ${dir} into collection ${collection}: ${report.files} files read`, report);
+/**
+ * Files done, as the bar (on a terminal, or when asked) and `onProgress` show them: a file is
+ * done once it is read and each entry to send it makes is answered (written, or refused).
+ */
+function fileProgress(files: number, options: FolderImportOptions) {
+  const bar = (options.progress ?? process.stderr.isTTY)
+    ? new cliProgress.SingleBar({ format: 'importing [{bar}] {value}/{total} files · {written} entries written{stage}', hideCursor: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
+    : null;
+  bar?.start(files, 0, { written: 0, stage: '' });
+  /** Entries not answered yet, by file; the file of each entry sent. */
+  const waiting = new Map<string, number>();
+  const fileOf = new Map<string, string>();
+  let written = 0;
+  let done = 0;
+  const fileDone = () => {
+    done++;
+    bar?.update(done, { written });
+    options.onProgress?.(done, files);
+  };
+  return {
+    watched: bar !== null || options.onProgress !== undefined,
+    /** `file` is read: `entries` are to be sent (none: it is done). */
+    read(file: string, entries: readonly SourceEntry[]) {
+      waiting.set(file, entries.length);
+      for (const entry of entries) fileOf.set(entry.source_id, file);
+      if (entries.length === 0) fileDone();
+    },
+    /** The server answered for `entries`: written, or refused. */
+    answered(entries: readonly SourceEntry[], ok: boolean) {
+      if (ok) written += entries.length;
+      for (const entry of entries) {
+        const file = fileOf.get(entry.source_id)!;
+        const left = waiting.get(file)! - 1;
+        waiting.set(file, left);
+        if (left === 0) fileDone();
+      }
+      bar?.update({ written });
+    },
+    stage: (text: string) => bar?.update({ stage: text }),
+    stop: () => bar?.stop(),
+  };
+}
+
+/** The report as the command prints it: files and entries counted apart, then what was left out and why. */
+export function formatImportReport(dir: string, collection: string, report: FolderImportReport, sections: boolean): string {
+  const made = sections ? ` (${report.entries} ${report.entries === 1 ? 'section' : 'sections'})` : '';
+  const lines = [
+    `Imported ${dir} into collection ${collection}: ${report.files_read} ${report.files_read === 1 ? 'file' : 'files'} read${made} — ` +
+      `${report.created} entries new, ${report.updated} changed, ${report.unchanged} unchanged, ${report.deleted} deleted; ` +
+      `${report.skipped.length} files skipped, ${report.failed.length} failed.`,
+  ];
+  for (const { path, reason } of report.failed) lines.push(`  failed   ${path}: ${reason}`);
+  for (const { path, reason } of report.skipped) lines.push(`  skipped  ${path}: ${reason}`);
+  for (const { path, note } of report.notes) lines.push(`  note     ${path}: ${note}`);
+  return lines.join('\n');
 }

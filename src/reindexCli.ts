@@ -6,21 +6,22 @@ import { createEntryRepository } from './storage/entries.js';
 import { createMaintenance } from './storage/maintenance.js';
 import { dropUnusedVectorIndexes, ensureVectorIndex } from './storage/migrate.js';
 import { createReindexSource } from './storage/reindex.js';
-import { config, describe, fail, open, stderrBar } from './transferCli.js';
+import { loadConfig } from './config.js';
+import { describe, open, stderrBar } from './transferCli.js';
 
 const count = (n: number) => n.toLocaleString('en');
 const models = (counts: readonly ModelCount[]) =>
   counts.length === 0 ? 'no chunks' : counts.map((m) => `${m.model} (${m.dims} dimensions): ${count(m.chunks)} chunks`).join('; ');
 
 export async function reindexCommand(options: { all: boolean; json: boolean }): Promise<void> {
-  const c = config();
+  const c = loadConfig();
   const db = await open(c);
   let embedder;
   try {
     embedder = await createEmbedder(c);
   } catch (error) {
     await db.close();
-    fail(`The embedding model could not be loaded: ${(error as Error).message}`);
+    throw new Error(`the embedding model could not be loaded: ${(error as Error).message}`);
   }
   // A terminal gets a bar; a file or a pipe gets nothing until the summary.
   const bar = stderrBar('reindexing |{bar}| {percentage}% · {value}/{total} chunks · {eta_formatted} left');
@@ -67,5 +68,5 @@ export async function reindexCommand(options: { all: boolean; json: boolean }): 
     await maintenance.idle();
     await db.close();
   }
-  if (stopped) fail(`The reindex stopped: ${stopped.message}. Entries embedded again so far keep their new chunks; run it again to go on.`);
+  if (stopped) throw new Error(`the reindex stopped: ${stopped.message}. Entries embedded again so far keep their new chunks; run it again to go on.`);
 }

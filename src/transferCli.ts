@@ -1,27 +1,16 @@
-/** `lore export` and `lore import`: the whole instance to a file and back (storage/transfer.ts). */
+/**
+ * `lore export` and `lore import`: the whole instance to a file and back (storage/transfer.ts).
+ * A failure is thrown, for cli.ts to say as `lore: <message>` (exit 1).
+ */
 import { createReadStream, createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { knownMasterKeyHash, masterKeyFile, storeMasterKeyHash } from './masterKey.js';
 import type { Db } from './storage/db.js';
 import { migrate } from './storage/migrate.js';
 import { openDatabase } from './storage/open.js';
 import { exportInstance, importInstance, TransferError, type Progress } from './storage/transfer.js';
-
-export function fail(message: string): never {
-  process.stderr.write(`lore: ${message}\n`);
-  process.exit(1);
-}
-
-export function config(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
-}
 
 export function describe(c: Config): string {
   return c.databaseUrl ? `PostgreSQL (${new URL(c.databaseUrl).host})` : `PGlite in ${c.dataDir}`;
@@ -29,12 +18,7 @@ export function describe(c: Config): string {
 
 /** Opens the configured database at this Lore's schema (as a start would). */
 export async function open(c: Config): Promise<Db> {
-  let db: Db;
-  try {
-    db = await openDatabase(c, 2);
-  } catch (error) {
-    fail((error as Error).message);
-  }
+  const db = await openDatabase(c, 2);
   await migrate(db);
   return db;
 }
@@ -61,7 +45,7 @@ function progressBar(verb: string): { progress: Progress; stop(): void } {
 const count = (n: number) => n.toLocaleString('en');
 
 export async function exportCommand(file: string): Promise<void> {
-  const c = config();
+  const c = loadConfig();
   const db = await open(c);
   const known = knownMasterKeyHash(c.masterKey, c.dataDir);
   const masterKeyHash = known && Buffer.from(known).toString('hex');
@@ -83,7 +67,6 @@ export async function exportCommand(file: string): Promise<void> {
   } catch (error) {
     bar.stop();
     if (partial) rmSync(partial, { force: true });
-    if (error instanceof TransferError) fail(error.message);
     throw error;
   } finally {
     await db.close();
@@ -91,10 +74,10 @@ export async function exportCommand(file: string): Promise<void> {
 }
 
 export async function importCommand(file: string, options: { replace: boolean }): Promise<void> {
-  const c = config();
+  const c = loadConfig();
   let input: Readable = process.stdin;
   if (file !== '-') {
-    if (!existsSync(file)) fail(`${file}: no such file`);
+    if (!existsSync(file)) throw new Error(`${file}: no such file`);
     input = createReadStream(file);
   }
   const db = await open(c);
@@ -115,7 +98,7 @@ export async function importCommand(file: string, options: { replace: boolean })
   } catch (error) {
     bar.stop();
     // A row the database refuses (a damaged or edited file) is reported like any other problem.
-    fail(`${error instanceof TransferError ? '' : 'The import failed: '}${(error as Error).message}. Nothing was imported.`);
+    throw new Error(`${error instanceof TransferError ? '' : 'the import failed: '}${(error as Error).message}. Nothing was imported.`);
   } finally {
     await db.close();
   }

@@ -126,19 +126,19 @@ describe('lore crawl <url> (website crawler)', () => {
     }
   });
 
-  it('ends with a clear message and a non-zero exit on bad arguments or an unreachable server', async () => {
-    const cases: [string[], Record<string, string>, RegExp][] = [
-      [['crawl'], { LORE_TOKEN: token }, /crawl needs a start URL/],
-      [['crawl', `${web.url()}/docs/`], { LORE_TOKEN: token }, /crawl needs --collection ID/],
-      [['crawl', 'ftp://example.test/', '--collection', collection, '--url', lore], { LORE_TOKEN: token }, /is not an http\(s\) URL/],
-      [['crawl', `${web.url()}/docs/`, '--collection', collection, '--url', lore], {}, /Set LORE_TOKEN or pass --token/],
-      [['crawl', `${web.url()}/docs/`, '--collection', collection, '--url', lore, '--concurrency', '0'], { LORE_TOKEN: token }, /--concurrency must be a whole number from 1 to 16/],
-      [['crawl', `${web.url()}/docs/`, '--collection', collection, '--url', 'http://127.0.0.1:9'], { LORE_TOKEN: token }, /cannot reach Lore at http:\/\/127\.0\.0\.1:9/],
+  it('ends with a clear message on bad arguments (exit 2) or an unreachable server (exit 1)', async () => {
+    const cases: [string[], Record<string, string>, RegExp, number][] = [
+      [['crawl'], { LORE_TOKEN: token }, /crawl needs a start URL/, 2],
+      [['crawl', `${web.url()}/docs/`], { LORE_TOKEN: token }, /crawl needs --collection ID/, 2],
+      [['crawl', 'ftp://example.test/', '--collection', collection, '--url', lore], { LORE_TOKEN: token }, /is not an http\(s\) URL/, 2],
+      [['crawl', `${web.url()}/docs/`, '--collection', collection, '--url', lore], {}, /set LORE_TOKEN or pass --token/, 2],
+      [['crawl', `${web.url()}/docs/`, '--collection', collection, '--url', lore, '--concurrency', '0'], { LORE_TOKEN: token }, /--concurrency must be a whole number from 1 to 16/, 2],
+      [['crawl', `${web.url()}/docs/`, '--collection', collection, '--url', 'http://127.0.0.1:9'], { LORE_TOKEN: token }, /cannot reach Lore at http:\/\/127\.0\.0\.1:9/, 1],
     ];
-    for (const [args, env, message] of cases) {
+    for (const [args, env, message, code] of cases) {
       const result = await runLoreCli(args, { ...process.env, LORE_TOKEN: '', ...env });
-      assert.notEqual(result.code, 0, args.join(' '));
-      assert.match(result.stderr, message, args.join(' '));
+      assert.equal(result.code, code, args.join(' '));
+      assert.match(result.stderr, new RegExp(`^lore: .*${message.source}`), args.join(' '));
     }
   });
 });

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { importFolder } from '../src/importCli.js';
+import { formatImportReport, importFolder } from '../src/importCli.js';
 import { constantEmbedder, startServer, type TestServer } from './helpers.js';
 import { makePdf } from './fixtures/pdf.js';
 import { runLoreCli } from './processes.js';
@@ -71,7 +71,7 @@ describe('lore import <dir> (folder import)', () => {
 
   it('makes an entry of each Markdown, MDX and text file, and says why the others were left out', async () => {
     const report = await run();
-    assert.deepEqual([report.files, report.created, report.updated, report.unchanged, report.failed], [10, 7, 0, 0, []]);
+    assert.deepEqual([report.files, report.files_read, report.entries, report.created, report.updated, report.unchanged, report.failed], [10, 7, 7, 7, 0, 0, []]);
     const badPdf = report.skipped.find((s) => s.path === 'bad.pdf');
     assert.match(badPdf?.reason ?? '', /^unreadable PDF \(/);
     assert.deepEqual(report.skipped.filter((s) => s !== badPdf).sort((a, b) => a.path.localeCompare(b.path)), [
@@ -127,7 +127,7 @@ describe('lore import <dir> (folder import)', () => {
     // Through the command itself.
     const cli = await runLoreCli(['import', dir, '--collection', collection, '--url', url, '--base-url', 'https://docs.example.com/', '--ignore', 'drafts/', '--prune'], { ...process.env, LORE_TOKEN: token });
     assert.equal(cli.code, 0, cli.stderr);
-    assert.match(cli.stdout, /8 files read — 0 new, 0 changed, 5 unchanged, 2 deleted, 4 skipped, 0 failed/);
+    assert.match(cli.stdout, /: 5 files read — 0 entries new, 0 changed, 5 unchanged, 2 deleted; 4 files skipped, 0 failed\.\n/);
     assert.deepEqual([...(await entries()).keys()].sort(), ['guide/install.md', 'guide/widgets.mdx', 'index.md', 'manuals/refunds.pdf', 'site/install.html'], 'pruned, a path with a folder too');
   });
 
@@ -164,20 +164,38 @@ describe('lore import <dir> (folder import)', () => {
     assert.match(stored.get('guide/install.md')!.raw_text, /## Upgrading \{#upgrade\}\n\nRun it again\.$/);
   });
 
-  it('ends with a clear message and a non-zero exit on bad arguments, an unreachable server, a wrong collection or token', async () => {
-    const cases: [string[], Record<string, string>, RegExp][] = [
-      [['import', dir], { LORE_TOKEN: token }, /is a folder: to import its files into a collection, pass --collection ID/],
-      [['import', dir, '--collection', collection, '--url', url], {}, /Set LORE_TOKEN or pass --token/],
-      [['import', path.join(dir, 'missing'), '--collection', collection, '--url', url], { LORE_TOKEN: token }, /is not a folder/],
-      [['import', dir, '--collection', collection, '--url', 'http://127.0.0.1:9'], { LORE_TOKEN: token }, /cannot reach Lore at http:\/\/127\.0\.0\.1:9/],
-      [['import', dir, '--collection', '00000000-0000-0000-0000-000000000000', '--url', url], { LORE_TOKEN: token }, /no collection 00000000-0000-0000-0000-000000000000 for this token/],
-      [['import', dir, '--collection', collection, '--url', url, '--token', 'lore_wrong'], {}, /the token was refused \(401\)/],
-      [['import', dir, '--collection', collection, '--url', url, '--base-url', 'docs.example.com'], { LORE_TOKEN: token }, /--base-url must be an http\(s\) URL/],
+  it('counts a file done once its entries are written, so progress moves as the work is done, and sums up files and entries apart', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'lore-progress-'));
+    try {
+      for (const name of ['a', 'b', 'c']) writeFileSync(path.join(folder, `${name}.md`), `# ${name}\n\nIntro of ${name}.\n\n## More\n\nMore about ${name}.\n`);
+      const into = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Progress' } })).body.data.id as string;
+      const count = async () => (await server.call('GET', `/api/v1/collections/${into}/entries?per_page=100`, { token })).body.data.length as number;
+      const seen: Promise<[number, number, number]>[] = [];
+      const report = await importFolder({ dir: folder, collection: into, server: url, token, baseUrl: null, prune: false, sections: true, ignore: [], progress: false, onProgress: (done, total) => seen.push(count().then((stored) => [done, total, stored])) });
+      const calls = await Promise.all(seen);
+      assert.deepEqual(calls.map(([done, total]) => [done, total]), [[1, 3], [2, 3], [3, 3]]);
+      for (const [done, , stored] of calls) assert.ok(stored >= 2 * done, `file ${done} counted once its 2 sections were stored (${stored} stored)`);
+      assert.deepEqual([report.files, report.files_read, report.entries, report.created], [3, 3, 6, 6]);
+      assert.equal(formatImportReport(folder, into, report, true), `Imported ${folder} into collection ${into}: 3 files read (6 sections) — 6 entries new, 0 changed, 0 unchanged, 0 deleted; 0 files skipped, 0 failed.`);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('ends with a clear message on bad arguments (exit 2), an unreachable server, a wrong collection or token (exit 1)', async () => {
+    const cases: [string[], Record<string, string>, RegExp, number][] = [
+      [['import', dir], { LORE_TOKEN: token }, /is a folder: to import its files into a collection, pass --collection ID/, 2],
+      [['import', dir, '--collection', collection, '--url', url], {}, /set LORE_TOKEN or pass --token/, 2],
+      [['import', dir, '--collection', collection, '--url', url, '--base-url', 'docs.example.com'], { LORE_TOKEN: token }, /--base-url must be an http\(s\) URL/, 2],
+      [['import', path.join(dir, 'missing'), '--collection', collection, '--url', url], { LORE_TOKEN: token }, /is not a folder/, 1],
+      [['import', dir, '--collection', collection, '--url', 'http://127.0.0.1:9'], { LORE_TOKEN: token }, /cannot reach Lore at http:\/\/127\.0\.0\.1:9/, 1],
+      [['import', dir, '--collection', '00000000-0000-0000-0000-000000000000', '--url', url], { LORE_TOKEN: token }, /no collection 00000000-0000-0000-0000-000000000000 for this token/, 1],
+      [['import', dir, '--collection', collection, '--url', url, '--token', 'lore_wrong'], {}, /the token was refused \(401\)/, 1],
     ];
-    for (const [args, env, message] of cases) {
+    for (const [args, env, message, code] of cases) {
       const result = await runLoreCli(args, { ...process.env, LORE_TOKEN: '', ...env });
-      assert.notEqual(result.code, 0, args.join(' '));
-      assert.match(result.stderr, message, args.join(' '));
+      assert.equal(result.code, code, args.join(' '));
+      assert.match(result.stderr, new RegExp(`^lore: .*${message.source}`), args.join(' '));
     }
   });
 });

@@ -87,7 +87,7 @@ describe('lore export / lore import', () => {
     assert.equal((await call(server, 'POST', `${widgetPath}/events`, widget.secret_key, { name: 'open' })).status, 200);
     const inUse = await lore(['export', path.join(work, 'while-serving.lore.gz')], { LORE_DATA_DIR: source, DATABASE_URL: '' });
     assert.equal(inUse.code, 1, 'a folder a server is using is not exported');
-    assert.match(inUse.stderr, /Another Lore process \(pid \d+/);
+    assert.match(inUse.stderr, /lore: another Lore process \(pid \d+/);
     await stop(server); // flushes the usage counters
 
     // PGlite → file.
@@ -196,7 +196,7 @@ describe('lore export / lore import', () => {
     writeFileSync(damagedFile, damaged['cut inside a section']!);
     const refusedCut = await lore(['import', damagedFile], { LORE_DATA_DIR: tempDir('refused'), DATABASE_URL: '' });
     assert.equal(refusedCut.code, 1);
-    assert.match(refusedCut.stderr, /^lore: The export ends inside the \w+ section: the file is incomplete\. Nothing was imported\.\n$/);
+    assert.match(refusedCut.stderr, /^lore: the export ends inside the \w+ section: the file is incomplete\. Nothing was imported\.\n$/);
 
     // A target that holds an instance is left alone, unless --replace.
     const held = { LORE_DATA_DIR: tempDir('held'), DATABASE_URL: '' };

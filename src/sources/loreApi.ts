@@ -61,9 +61,8 @@ export function loreClient(server: string, token: string): Api {
           signal: AbortSignal.timeout(10 * 60_000),
         });
       } catch (error) {
-        const reason = (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message;
-        if (attempt === 1) throw new ImportError(`cannot reach Lore at ${base}: ${reason}`);
-        if (attempt >= ATTEMPTS) throw new ImportError(`lost Lore at ${base}: ${reason}`);
+        if (attempt === 1) throw new ImportError(unreachableMessage(base, error));
+        if (attempt >= ATTEMPTS) throw new ImportError(`lost Lore at ${base} after ${ATTEMPTS} attempts (${networkReason(error)})`);
         await sleep(Math.min(MAX_WAIT_MS, 500 * 2 ** attempt));
         continue;
       }
@@ -84,6 +83,55 @@ export function loreClient(server: string, token: string): Api {
       return { status: response.status, body: parsed, message: typeof message === 'string' ? message : text.slice(0, 200) };
     }
   };
+}
+
+/**
+ * The address of the running Lore a command calls: `flag` (--url), else $LORE_URL, else
+ * http://127.0.0.1:$PORT (the port `npm start` listens on), else port 3000; or, when the one
+ * named is not an http(s) address, why.
+ */
+export function serverAddress(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): { url: string } | { problem: string } {
+  const [value, from] = flag !== undefined ? [flag, '--url'] : [env.LORE_URL ?? '', 'LORE_URL'];
+  if (flag === undefined && value === '') {
+    const port = env.PORT || '3000';
+    if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) return { problem: `PORT=${port} is not a port to call: set --url or LORE_URL to the server's address` };
+    return { url: `http://127.0.0.1:${Number(port)}` };
+  }
+  const url = URL.canParse(value) ? new URL(value) : null;
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) return { problem: `${from} must be the server's http(s) address, such as http://127.0.0.1:3000, not "${value}"` };
+  return { url: value.replace(/\/+$/, '') };
+}
+
+/** Network error codes, in a few words. */
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+};
+
+/** Why a request got no answer (fetch's error, its cause, or the first of several): `connection refused`, … */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause ?? error;
+  const inner = cause instanceof AggregateError ? cause.errors[0] : cause;
+  const code = (inner as { code?: unknown } | undefined)?.code ?? (cause as { code?: unknown }).code;
+  if (typeof code === 'string' && NETWORK_REASONS[code]) return NETWORK_REASONS[code];
+  // undici refuses the ports browsers block (fetch's "bad port" list: 9, 25, 6000, …).
+  if ((inner as Error | undefined)?.message === 'bad port') return 'a port fetch refuses to call';
+  return ((inner ?? cause) as Error)?.message || String(cause);
+}
+
+/**
+ * The one line said when no Lore answers at `base` (the CLI's admin commands and the content
+ * sources alike): the address tried, why, and how to name another.
+ */
+export function unreachableMessage(base: string, error: unknown): string {
+  return `cannot reach Lore at ${base} (${networkReason(error)}). Is it running? Set --url or LORE_URL (or PORT) to its address.`;
 }
 
 export interface StoredEntry {
