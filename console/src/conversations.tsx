@@ -30,13 +30,13 @@ export function Conversations({ token }: { token: string }) {
             <div class="card">
               <table>
                 <thead>
-                  <tr><th>First question</th><th>Visitor</th><th class="num">Messages</th><th>Started</th></tr>
+                  <tr><th>First question</th><th class="wide">Visitor</th><th class="num">Messages</th><th>Started</th></tr>
                 </thead>
                 <tbody>
                   {l.data.map((c) => (
                     <tr key={c.id}>
                       <td class="clip"><a href={`#/conversations/${c.id}`}>{c.title}</a></td>
-                      <td>{c.visitor_id ?? <span class="muted">anonymous</span>}</td>
+                      <td class="wide">{c.visitor_id ?? <span class="muted">anonymous</span>}</td>
                       <td class="num">{c.message_count}</td>
                       <td>{when(c.created_at)}</td>
                     </tr>
@@ -75,7 +75,9 @@ export function ConversationView({ token, id }: { token: string; id: string }) {
                   {m.citations.length > 0 && (
                     <ul class="sources" aria-label="Sources cited">
                       {m.citations.map((c, i) => (
-                        <li key={i}>{c.url && /^https?:\/\//i.test(c.url) ? <a href={c.url} target="_blank" rel="noopener noreferrer">{c.title ?? c.url}</a> : c.title}</li>
+                        <li key={i}>
+                          <span class="cite">{c.ref ?? i + 1}</span> {c.url && /^https?:\/\//i.test(c.url) ? <a href={c.url} target="_blank" rel="noopener noreferrer">{c.title ?? c.url}</a> : c.title}
+                        </li>
                       ))}
                     </ul>
                   )}

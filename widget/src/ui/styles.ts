@@ -116,7 +116,7 @@ ul{list-style:none;margin:0;padding:0}
 .foot{display:flex;align-items:center;padding:8px 12px;border-top:1px solid var(--line)}
 .branding{margin-left:auto}
 @media (max-width:640px){dialog{padding:0}.box{max-width:none;height:100%;max-height:none;border-radius:0}.keys,.foot.bare{display:none}}
-@media (hover:none) and (pointer:coarse){.keys,.foot.bare{display:none}}
+@media (hover:none) and (pointer:coarse){.keys,.foot.bare,.hit>.icon:last-child{display:none}.hit:hover:not([aria-selected=true]){box-shadow:0 1px 3px rgba(0,0,0,.1)}}
 `;
 
 /**
