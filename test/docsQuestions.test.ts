@@ -9,7 +9,7 @@ import { loreDocEntries } from '../src/loreDocs.js';
 
 const FILE = fileURLToPath(new URL('../bench/data/docs-qa.jsonl', import.meta.url));
 const KINDS = new Set(['table', 'code', 'list', 'prose']);
-const TYPES = new Set(['definition', 'howto', 'yesno', 'value', 'comparison']);
+const TYPES = new Set(['definition', 'howto', 'yesno', 'value', 'comparison', 'explanation', 'why']);
 
 describe('docs question set (bench/data/docs-qa.jsonl)', () => {
   it('has valid questions whose gold strings are in their sources', async () => {
