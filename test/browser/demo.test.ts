@@ -12,6 +12,34 @@ import { ChatWidget, SearchWidget } from './pageObjects.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
 
+// The questions the demo itself suggests (the chat's prompt chips and the page's "Or ask" link)
+// are the first answers a new user reads: each must name the facts Lore's docs give, with its
+// citations numbered 1, 2, 3… in order of first appearance. A prompt without facts here fails:
+// add what its answer must say when the demo suggests a new question.
+/** What each suggested question's answer must say (every pattern, case-insensitive). */
+const FACTS: Record<string, RegExp[]> = {
+  'What is Lore?': [/self-hostable/i, /search/i, /chat/i],
+  'How do I embed the chat widget?': [/service\.js/, /<script|script tag/i],
+  'Which answer providers can Lore use?': [/extractive/i, /OpenAI-compatible/i, /Anthropic/i, /GGUF|llama/i],
+  'How does hybrid search rank results?': [/BM25/, /vector/i, /fus/i, /boost/i, /sort/i],
+};
+
+/** The citation markers of the chat's last answer (the widget renders `[n]` as a link `n`), in order. */
+async function citationOrder(chat: ChatWidget): Promise<number[]> {
+  return (await chat.lastAssistant.locator('[data-lore="answer"] .cite').allInnerTexts()).map((t) => Number(t.trim()));
+}
+
+async function checkAnswer(chat: ChatWidget, question: string): Promise<void> {
+  const answer = await chat.lastAnswer();
+  const facts = FACTS[question];
+  assert.ok(facts, `the demo suggests "${question}", which this test has no facts for`);
+  for (const fact of facts) assert.match(answer, fact, `"${question}" → ${answer}`);
+  const order = await citationOrder(chat);
+  assert.ok(order.length > 0, `"${question}" cites nothing: ${answer}`);
+  const firsts = [...new Set(order)];
+  assert.deepEqual(firsts, firsts.map((_, i) => i + 1), `"${question}": citations by first appearance ${firsts.join(', ')}: ${answer}`);
+}
+
 describe('browser: the demo page', { skip: browserSkip }, () => {
   let server: TestServer;
   let browser: Browser;
@@ -157,6 +185,34 @@ describe('browser: the demo page', { skip: browserSkip }, () => {
       assert.doesNotMatch(summary, /Pages API: pushing pages/, 'a heading quoted as a sentence');
       assert.doesNotMatch(summary, /:\s*(?:\[\d+\])?\s*$/m, 'a colon whose block was left out');
       await tab.page.screenshot({ path: `${SHOTS}demo-search-summary-create-an-api-key.png` });
+    });
+  });
+
+  it('answers each prompt chip of the chat with its facts, citations numbered 1, 2, 3… as first seen', TEST, async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    await withPage(browser, `${origin}/`, { viewport: { width: 1280, height: 900 } }, async (tab) => {
+      const chat = new ChatWidget(tab.page);
+      await chat.waitMounted();
+      await chat.open();
+      const prompts = await chat.chips();
+      assert.ok(prompts.length >= 3, JSON.stringify(prompts));
+      for (const [i, prompt] of prompts.entries()) {
+        if (i > 0) await chat.newButton.click({ timeout: WAIT });
+        await chat.prompts.filter({ hasText: prompt }).click({ timeout: WAIT });
+        await checkAnswer(chat, prompt);
+        await tab.page.screenshot({ path: `${SHOTS}demo-prompt-${prompt.replace(/\W+/g, '-').toLowerCase().replace(/^-|-$/g, '')}.png` });
+      }
+    });
+  });
+
+  it('answers the page\'s "Or ask" question with its facts', TEST, async () => {
+    await withPage(browser, `${origin}/`, {}, async (tab) => {
+      const chat = new ChatWidget(tab.page);
+      await chat.waitMounted();
+      const ask = tab.page.locator('#lore-demo-ask');
+      const question = (await ask.getAttribute('data-question', { timeout: WAIT }))!;
+      await ask.click({ timeout: WAIT });
+      await checkAnswer(chat, question);
     });
   });
 });
