@@ -382,6 +382,8 @@ async function main(argv: string[]): Promise<void> {
   const [min, max, missing] = command.args;
   if (positionals.length > max) throw new UsageError(`unexpected argument "${positionals[max]}" for lore ${command.name}`, found.usage);
   if (positionals.length < min) throw new UsageError(`${command.name} needs ${missing}`, found.usage);
+  // An error outside the command's promise (a stream's 'error' event) is said the same way; a server keeps Node's own report.
+  if (command.name !== 'serve') for (const event of ['uncaughtException', 'unhandledRejection'] as const) process.on(event, exit);
   await command.run(values, positionals);
 }
 
@@ -393,7 +395,8 @@ function styled(message: string): string {
   return /^(?!Lore\b)[A-Z][a-z]+\b/.test(message) ? message.charAt(0).toLowerCase() + message.slice(1) : message;
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+/** Ends the command on `error`: a usage mistake exits 2 with the usage, anything else 1. */
+function exit(error: unknown): never {
   if (error instanceof UsageError) {
     process.stderr.write(`lore: ${error.message}\n\n${error.usage}\n`);
     process.exit(2);
@@ -401,4 +404,6 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   process.stderr.write(`lore: ${styled(error instanceof Error ? error.message : String(error))}\n`);
   if (process.env.LORE_DEBUG === '1' && error instanceof Error) process.stderr.write(`${error.stack}\n`);
   process.exit(1);
-});
+}
+
+main(process.argv.slice(2)).catch(exit);

@@ -6,7 +6,8 @@
  * `--prune` deletes the entries of files that are gone. Unreadable and unsupported files are
  * reported, not fatal. With `--sections`, a Markdown file is an entry per `##` section; the
  * entries of a file that no longer has a section (or that was imported the other way) are
- * deleted when the file is read, prune or not.
+ * deleted when the file is read, prune or not. Progress counts files done: read, and their
+ * entries written (batches are sent as files are read while progress is shown).
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';

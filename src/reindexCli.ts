@@ -47,10 +47,10 @@ export async function reindexCommand(options: { all: boolean; json: boolean }): 
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ ...report, dropped_indexes: dropped }, null, 2)}\n`);
     } else if (report.chunks === 0 && report.entries === 0) {
-      process.stderr.write(`Every chunk in ${describe(c)} is embedded with ${embedder.model} already: nothing to do.\n`);
+      process.stdout.write(`Every chunk in ${describe(c)} is embedded with ${embedder.model} already: nothing to do.\n`);
     } else {
       const rate = report.seconds > 0 ? ` (${count(Math.round(report.chunks / report.seconds))} chunks/s)` : '';
-      process.stderr.write(
+      process.stdout.write(
         `Embedded the ${count(report.chunks)} chunks of ${count(report.entries)} entries again with ${embedder.model} in ${describe(c)}, ` +
           `${report.seconds.toFixed(1)} s${rate}.\nBefore: ${models(report.before)}.\nNow: ${models(report.after)}.\n` +
           (dropped.length > 0 ? `Dropped the vector indexes of ${dropped.join(', ')} dimensions (no vectors left).\n` : ''),

@@ -3,6 +3,7 @@
  * A failure is thrown, for cli.ts to say as `lore: <message>` (exit 1).
  */
 import { createReadStream, createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
 import { loadConfig, type Config } from './config.js';
@@ -45,6 +46,7 @@ function progressBar(verb: string): { progress: Progress; stop(): void } {
 const count = (n: number) => n.toLocaleString('en');
 
 export async function exportCommand(file: string): Promise<void> {
+  if (file !== '-' && !existsSync(path.dirname(path.resolve(file)))) throw new Error(`${path.dirname(file)}: no such folder to write ${path.basename(file)} into`);
   const c = loadConfig();
   const db = await open(c);
   const known = knownMasterKeyHash(c.masterKey, c.dataDir);
@@ -59,6 +61,7 @@ export async function exportCommand(file: string): Promise<void> {
     bar.stop();
     if (partial) renameSync(partial, file);
     const rows = Object.values(header.tables).reduce((sum, n) => sum + n, 0);
+    // On stderr: standard output may be the export itself (-).
     process.stderr.write(
       `Exported ${describe(c)} (schema ${header.schema}) to ${file === '-' ? 'standard output' : file} in ${((performance.now() - started) / 1000).toFixed(1)} s: ` +
         `${count(header.tables.organisations!)} organisations, ${count(header.tables.collections!)} collections, ` +
@@ -86,13 +89,13 @@ export async function importCommand(file: string, options: { replace: boolean })
   try {
     const { header, rows, models } = await importInstance(db, input, { replace: options.replace, progress: bar.progress });
     bar.stop();
-    process.stderr.write(
+    process.stdout.write(
       `Imported ${count(rows)} rows (${count(header.tables.organisations!)} organisations, ${count(header.tables.entries!)} entries, ` +
         `${count(header.tables.chunks!)} chunks) from a ${header.source} export of ${header.exported_at} into ${describe(c)} ` +
         `in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
     );
     if (models.length > 0) {
-      process.stderr.write(`Chunks were embedded with ${models.map((m) => `${m.model} (${m.dims} dimensions, ${count(m.chunks)} chunks)`).join(', ')}; start Lore with the same embedding model to search them.\n`);
+      process.stdout.write(`Chunks were embedded with ${models.map((m) => `${m.model} (${m.dims} dimensions, ${count(m.chunks)} chunks)`).join(', ')}; start Lore with the same embedding model to search them.\n`);
     }
     adoptMasterKey(c, header.master_key_sha256);
   } catch (error) {
@@ -110,9 +113,9 @@ function adoptMasterKey(c: Config, exported: string | undefined): void {
   const own = knownMasterKeyHash(c.masterKey, c.dataDir);
   if (own) {
     const where = c.masterKey ? 'LORE_MASTER_KEY' : `the one in ${masterKeyFile(c.dataDir)}`;
-    if (Buffer.from(own).toString('hex') !== exported) process.stderr.write(`The master key stays ${where} (the exported instance had another).\n`);
+    if (Buffer.from(own).toString('hex') !== exported) process.stdout.write(`The master key stays ${where} (the exported instance had another).\n`);
     return;
   }
   storeMasterKeyHash(c.dataDir, Buffer.from(exported, 'hex'));
-  process.stderr.write(`The exported instance's master key is this one's too (its hash is now in ${masterKeyFile(c.dataDir)}).\n`);
+  process.stdout.write(`The exported instance's master key is this one's too (its hash is now in ${masterKeyFile(c.dataDir)}).\n`);
 }

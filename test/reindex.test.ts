@@ -217,6 +217,6 @@ describe('lore reindex (the CLI)', () => {
 
     const again = await runLoreCli(['reindex'], env);
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stderr, /nothing to do/);
+    assert.match(again.stdout, /nothing to do/);
   });
 });

@@ -110,7 +110,7 @@ describe('lore export / lore import', () => {
     }
     const imported = await lore(['import', first], target);
     assert.equal(imported.code, 0, imported.stderr);
-    assert.match(imported.stderr, /Imported \d[\d,]* rows/);
+    assert.match(imported.stdout, /Imported \d[\d,]* rows/);
     const second = path.join(work, 'second.lore.gz');
     assert.equal((await lore(['export', second], target)).code, 0);
     assert.equal(body(second), body(first), 'every row as it was');
