@@ -17,9 +17,18 @@
  *   Markdown and punctuation removed, case and spaces folded) equals a heading of the docs.
  * - `too-many-sources`: more than 2 distinct passages cited (an escaped `\\[0, 1]` is text).
  * - `unbalanced-code`: an odd number of fence lines.
+ * - `link-fragment`: outside code, Markdown link syntax the reader sees as text: `](` (an
+ *   inline link, whole or cut), a `[text]` that is no citation (the text of a link whose
+ *   target was left out, or a reference link), or a line or citation-led text starting with a
+ *   bare `#anchor`.
+ * - `html`: outside code, a raw HTML tag (`<td>`, `</tr>`, `<br/>`, `<a href=…>`: a lower-case
+ *   name) or character entity (`&nbsp;`, `&#39;`, `&lt;`).
+ * - `mdx-syntax`: outside code, what MDX and VitePress pages hold for their renderer: an ESM
+ *   line (`import X from '…'`, `export …`), a JSX tag (`<Tabs>`, `</Alert>`, `<Param name=…>`:
+ *   a capitalised name), a `{…}` expression, or a `:::` container marker.
  */
 
-export const RULES = ['empty', 'table-fragment', 'mid-token-start', 'dangling-colon', 'heading-as-sentence', 'too-many-sources', 'unbalanced-code'] as const;
+export const RULES = ['empty', 'table-fragment', 'mid-token-start', 'dangling-colon', 'heading-as-sentence', 'too-many-sources', 'unbalanced-code', 'link-fragment', 'html', 'mdx-syntax'] as const;
 export type Rule = (typeof RULES)[number];
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
@@ -31,6 +40,15 @@ const BAD_START = /^[\p{Ll}\p{P}]/u;
 const GOOD_PUNCTUATION_START = /^[`*_~"'“‘«([{]/u;
 /** Emphasis that closes instead of opening ("** The union …": the end of a bold lead-in). */
 const CLOSING_MARKER_START = /^[*_~]+(?:\s|$)/u;
+/** `](`, or a bracketed text that is no citation (`[1]`, `[1, 2]`) and no escaped `\[`. */
+const LINK_SYNTAX = /\]\(|(?<!\\)\[(?!\s*\d+(?:\s*[,;]\s*\d+)*\s*\])[^\]\n]*\]/;
+const BARE_ANCHOR_START = /^#[\w-]/u;
+const HTML_TAG = /<\/?[a-z][a-z0-9-]*(?:\s[^<>]*)?\/?>/;
+const HTML_ENTITY = /&(?:[a-z][a-z0-9]*|#\d+|#x[0-9a-f]+);/i;
+const ESM_LINE = /^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"]|export\s+(?:default|const|function|let|\{))/;
+const JSX_TAG = /<\/?[A-Z][\w.]*(?:\s[^<>]*)?\/?>/;
+const MDX_EXPRESSION = /\{[^{}\n]*\}/;
+const CONTAINER = /^\s*:::/;
 
 /** Normalises a heading or sentence for comparison: no Markdown, punctuation or case. */
 export function normalise(text: string): string {
@@ -83,6 +101,9 @@ export function proseFailures(answer: string, headings: ReadonlySet<string>): Ru
     // Starts: the line (after a list marker), and each text after a citation.
     const starts = [plain.replace(LIST_ITEM, '').trimStart(), ...[...plain.matchAll(/\]\s+(\S.*)/g)].map((m) => m[1]!)];
     for (const start of starts) if ((BAD_START.test(start) && !GOOD_PUNCTUATION_START.test(start)) || CLOSING_MARKER_START.test(start)) failed.add('mid-token-start');
+    if (LINK_SYNTAX.test(plain) || starts.some((start) => BARE_ANCHOR_START.test(start))) failed.add('link-fragment');
+    if (HTML_TAG.test(plain) || HTML_ENTITY.test(plain)) failed.add('html');
+    if (ESM_LINE.test(plain) || JSX_TAG.test(plain) || MDX_EXPRESSION.test(plain) || CONTAINER.test(plain)) failed.add('mdx-syntax');
     if (/:\s*$/.test(text.replace(CITATION, '').trimEnd())) {
       const next = lines.slice(index + 1).find((l) => l.trim() !== '');
       if (!next || !(FENCE.test(next) || LIST_ITEM.test(next) || TABLE_LINE.test(next))) failed.add('dangling-colon');

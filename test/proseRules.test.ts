@@ -30,4 +30,19 @@ describe('prose rules of the answers bench', () => {
     assert.deepEqual(check('A [1]. B [2]. C [3].'), ['too-many-sources']);
     assert.deepEqual(check('Run this [1]:\n\n```sh\nnpm start'), ['unbalanced-code']);
   });
+
+  it('finds link fragments, raw HTML and MDX syntax outside code, and leaves them alone in code', () => {
+    assert.deepEqual(check('See the [proxy options](/config/server-options#server-proxy) [1].'), ['link-fragment']);
+    assert.deepEqual(check('Set `base` as the [public base path] says [1].'), ['mid-token-start', 'link-fragment']);
+    assert.deepEqual(check('Enable it [1] #server-proxy for details.'), ['mid-token-start', 'link-fragment']);
+    assert.deepEqual(check('The proxy is described there [1].\n#server-proxy'), ['mid-token-start', 'link-fragment']);
+    assert.deepEqual(check('If `true`, the client IP is the left-most entry.</td> [1]'), ['html']);
+    assert.deepEqual(check('Use&nbsp;`trust proxy` behind a proxy [1].'), ['html']);
+    assert.deepEqual(check("import Alert from '@components/Alert.astro'"), ['mid-token-start', 'mdx-syntax']);
+    assert.deepEqual(check('<Alert type="warning">Validate the body [1].</Alert>'), ['mdx-syntax']);
+    assert.deepEqual(check('The limit is {props.limit} [1].'), ['mdx-syntax']);
+    assert.deepEqual(check('Note this [1]:\n\n::: tip'), ['mid-token-start', 'dangling-colon', 'mdx-syntax']);
+    assert.deepEqual(check('Use `<Tabs>`, `&nbsp;`, `{a: 1}` and `[x](y)` in code [1, 2].'), []);
+    assert.deepEqual(check("Import it [1]:\n\n```js\nimport express from 'express';\n<Param name=\"x\">{y}</Param>\n```"), []);
+  });
 });
