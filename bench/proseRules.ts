@@ -25,7 +25,8 @@
  *   name) or character entity (`&nbsp;`, `&#39;`, `&lt;`).
  * - `mdx-syntax`: outside code, what MDX and VitePress pages hold for their renderer: an ESM
  *   line (`import X from '…'`, `export …`), a JSX tag (`<Tabs>`, `</Alert>`, `<Param name=…>`:
- *   a capitalised name), a `{…}` expression, or a `:::` container marker.
+ *   a capitalised name), a `{…}` expression, or a VitePress `:::` container marker (anywhere:
+ *   quoted text runs one into the line).
  */
 
 export const RULES = ['empty', 'table-fragment', 'mid-token-start', 'dangling-colon', 'heading-as-sentence', 'too-many-sources', 'unbalanced-code', 'link-fragment', 'html', 'mdx-syntax'] as const;
@@ -48,7 +49,8 @@ const HTML_ENTITY = /&(?:[a-z][a-z0-9]*|#\d+|#x[0-9a-f]+);/i;
 const ESM_LINE = /^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"]|export\s+(?:default|const|function|let|\{))/;
 const JSX_TAG = /<\/?[A-Z][\w.]*(?:\s[^<>]*)?\/?>/;
 const MDX_EXPRESSION = /\{[^{}\n]*\}/;
-const CONTAINER = /^\s*:::/;
+/** A VitePress container marker (`::: tip`, `:::warning`), or what is left of one after a citation (`[1]::.`). */
+const CONTAINER = /:::|\]::/;
 
 /** Normalises a heading or sentence for comparison: no Markdown, punctuation or case. */
 export function normalise(text: string): string {

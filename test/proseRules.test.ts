@@ -42,6 +42,7 @@ describe('prose rules of the answers bench', () => {
     assert.deepEqual(check('<Alert type="warning">Validate the body [1].</Alert>'), ['mdx-syntax']);
     assert.deepEqual(check('The limit is {props.limit} [1].'), ['mdx-syntax']);
     assert.deepEqual(check('Note this [1]:\n\n::: tip'), ['mid-token-start', 'dangling-colon', 'mdx-syntax']);
+    assert.deepEqual(check('Vite needs Node.js 20.19+ [1]::. Use a post hook. :::tip Note it [2].'), ['mdx-syntax']);
     assert.deepEqual(check('Use `<Tabs>`, `&nbsp;`, `{a: 1}` and `[x](y)` in code [1, 2].'), []);
     assert.deepEqual(check("Import it [1]:\n\n```js\nimport express from 'express';\n<Param name=\"x\">{y}</Param>\n```"), []);
   });
