@@ -24,9 +24,15 @@
  *   the top 6 at or above it) and what it lets through (questions whose article is left out
  *   of the collection, answered), at 0.20–0.40 (see thresholdsSet).
  *
+ * - `vite`, `express`: docs that are not ours (../shared/data/docs), imported as `lore import
+ *   DIR --sections` imports them (Express: one collection per language), with the questions of
+ *   bench/data/vite-qa.jsonl and express-qa.jsonl, judged like the docs set and reported per
+ *   folder and language (see ./thirdPartyAnswers.ts).
+ *
  *   npm run bench:answers                           # docs; XQuAD en, de, zh, th; every question
  *   npm run bench:answers -- --sets docs
  *   npm run bench:answers -- --sets pages
+ *   npm run bench:answers -- --sets vite,express --worst 10
  *   npm run bench:answers -- --sets thresholds --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh --questions 300
  *   npm run bench:answers -- --sets xquad --langs en --questions 200 --streamed 100
  */
@@ -37,6 +43,8 @@ import { docEntryUrl, loreDocEntries, loreDocNames, readLoreDoc } from '../src/l
 import { percentile, startLore } from './harness.js';
 import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
 import { jsonl } from './jsonl.js';
+import { thirdPartySet } from './thirdPartyAnswers.js';
+import { DOCS_ROOT } from './thirdPartyDocs.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,6 +55,7 @@ const { values } = parseArgs({
     data: { type: 'string', default: path.resolve('../shared/data/xquad') },
     'docs-questions': { type: 'string', default: path.resolve('bench/data/docs-qa.jsonl') },
     'page-questions': { type: 'string', default: path.resolve('bench/data/page-qa.jsonl') },
+    'third-party-docs': { type: 'string', default: DOCS_ROOT },
     worst: { type: 'string', default: '5' },
   },
 });
@@ -72,6 +81,9 @@ const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 if (sets.includes('docs')) await docsSet();
 if (sets.includes('pages')) await pagesSet();
 if (sets.includes('thresholds')) await thresholdsSet();
+for (const set of ['vite', 'express'] as const) {
+  if (sets.includes(set)) await thirdPartySet(lore, set, { questions: path.resolve(`bench/data/${set}-qa.jsonl`), root: values['third-party-docs'], worst: Number(values.worst), max: maxQuestions });
+}
 
 const rows: Row[] = [];
 for (const lang of sets.includes('xquad') ? values.langs.split(',') : []) {
