@@ -141,10 +141,10 @@ describe('lore import <dir> (folder import)', () => {
     const intro = stored.get('guide/install.md')!;
     assert.deepEqual([intro.title, intro.source_url, intro.raw_text], ['Install Acme', 'https://docs.example.com/guide/install', '# Install Acme\n\nRun the installer.']);
     const linux = stored.get('guide/install.md#on-linux')!;
-    assert.deepEqual([linux.title, linux.source_url, linux.source_type], ['On Linux', 'https://docs.example.com/guide/install#on-linux', 'file']);
+    assert.deepEqual([linux.title, linux.source_url, linux.source_type], ['Install Acme › On Linux', 'https://docs.example.com/guide/install#on-linux', 'file']);
     assert.match(linux.raw_text, /^## On `Linux`\n\nAny glibc\.\n\n```sh\n## not a heading\n```$/, 'a heading in a code fence stays in its section');
     const upgrade = stored.get('guide/install.md#upgrade')!;
-    assert.deepEqual([upgrade.title, upgrade.source_url], ['Upgrading', 'https://docs.example.com/guide/install#upgrade']);
+    assert.deepEqual([upgrade.title, upgrade.source_url], ['Install Acme › Upgrading', 'https://docs.example.com/guide/install#upgrade']);
     assert.deepEqual(stored.get('index.md')!.source_url, 'https://docs.example.com/', 'a file without sections is one entry as before');
 
     const again = await run({ sections: true });
@@ -162,6 +162,57 @@ describe('lore import <dir> (folder import)', () => {
     stored = await entries();
     assert.deepEqual(ids(stored), ['guide/install.md']);
     assert.match(stored.get('guide/install.md')!.raw_text, /## Upgrading \{#upgrade\}\n\nRun it again\.$/);
+  });
+
+  it('with --sections, splits a long ## section at its ### sub-headings (a short one stays in it), a page without a # title too, never inside a code fence', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'lore-split-'));
+    const long = (topic: string) => `${topic} needs this paragraph, written long enough to weigh. `.repeat(40).trim();
+    try {
+      const into = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Split' } })).body.data.id as string;
+      const split = () => importFolder({ dir: folder, collection: into, server: url, token, baseUrl: 'https://docs.example.com/', prune: true, sections: true, ignore: [], progress: false });
+      const stored = async () => {
+        const list = (await server.call('GET', `/api/v1/collections/${into}/entries?per_page=100`, { token })).body.data as { source_id: string; title: string; source_url: string; raw_text: string }[];
+        return new Map(list.map((e) => [e.source_id, e]));
+      };
+      mkdirSync(path.join(folder, 'config'));
+      const server_ = ['# Server Options', '', 'Options of the dev server.', '', '## server.host', '', long('The host'), '', '### IPv6', '', long('IPv6'), '',
+        '### Tip', '', 'Short.', '', '## server.proxy {#proxy}', '', 'Proxies requests.', '', '### Rewrite', '', long('Rewrite'), '', '```md', '### not a heading', '# nor this', '```', '',
+        '### Bypass', '', long('Bypass'), '', '## Small', '', 'Small section.', '', '### Not split', '', 'Also small.', ''].join('\n');
+      writeFileSync(path.join(folder, 'config/server.md'), server_);
+      writeFileSync(path.join(folder, 'guide.md'), ['---', 'title: Getting Started', '---', '', '## Getting Started', '', 'Welcome.', '', '### Install', '', long('Installing'), '', '### Usage', '', long('Using'), ''].join('\n'));
+      const report = await split();
+      assert.deepEqual(report.failed, []);
+      let entries = await stored();
+      assert.deepEqual([...entries.keys()].sort(), [
+        'config/server.md', 'config/server.md#bypass', 'config/server.md#ipv6', 'config/server.md#proxy', 'config/server.md#rewrite', 'config/server.md#serverhost', 'config/server.md#small',
+        'guide.md#getting-started', 'guide.md#install', 'guide.md#usage',
+      ]);
+      const ipv6 = entries.get('config/server.md#ipv6')!;
+      assert.deepEqual([ipv6.title, ipv6.source_url], ['Server Options › server.host › IPv6', 'https://docs.example.com/config/server#ipv6']);
+      assert.ok(ipv6.raw_text.startsWith('### IPv6\n\nIPv6 needs'));
+      const host = entries.get('config/server.md#serverhost')!;
+      assert.equal(host.title, 'Server Options › server.host');
+      assert.match(host.raw_text, /^## server\.host\n\nThe host needs[^#]*### Tip\n\nShort\.$/, 'the host section keeps its short sub-section, not its long one');
+      assert.match(entries.get('config/server.md#rewrite')!.raw_text, /```md\n### not a heading\n# nor this\n```$/, 'a code fence stays whole in its section');
+      assert.equal(entries.get('config/server.md#proxy')!.title, 'Server Options › server.proxy');
+      assert.equal(entries.get('config/server.md#small')!.raw_text, '## Small\n\nSmall section.\n\n### Not split\n\nAlso small.');
+      assert.deepEqual(['guide.md#getting-started', 'guide.md#install'].map((id) => entries.get(id)!.title), ['Getting Started', 'Getting Started › Install'], 'a ## page title said once');
+      assert.equal(entries.get('guide.md#install')!.source_url, 'https://docs.example.com/guide#install');
+
+      const again = await split();
+      assert.deepEqual([again.created, again.updated, again.deleted], [0, 0, 0]);
+      // The proxy section shrinks: its sub-sections join it again, their entries go.
+      writeFileSync(path.join(folder, 'config/server.md'), server_.replace(long('Rewrite'), 'Rewrite paths.').replace(long('Bypass'), 'Bypass it.'));
+      const shrunk = await split();
+      assert.deepEqual([shrunk.created, shrunk.updated, shrunk.deleted], [0, 1, 2]);
+      entries = await stored();
+      assert.ok(!entries.has('config/server.md#rewrite') && !entries.has('config/server.md#bypass'));
+      assert.match(entries.get('config/server.md#proxy')!.raw_text, /### Rewrite\n\nRewrite paths\.[\s\S]*### Bypass\n\nBypass it\.$/);
+      rmSync(path.join(folder, 'guide.md'));
+      assert.equal((await split()).deleted, 3, '--prune deletes the sections of a file gone');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('counts a file done once its entries are written, so progress moves as the work is done, and sums up files and entries apart', async () => {

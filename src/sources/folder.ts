@@ -9,7 +9,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { parse as parseYaml } from 'yaml';
 import { LIMITS } from '../domain/entries.js';
-import { markdownAnchors, markdownSections, type Anchors } from '../domain/text/sections.js';
+import { markdownAnchors, markdownSections, sectionTitle, type Anchors } from '../domain/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import type { SourceEntry } from './loreApi.js';
 import { pdfText } from './pdf.js';
@@ -39,8 +39,10 @@ export interface ReadOptions {
   /** Where the folder is published (see `fileUrl`); null: entries have no source_url. */
   baseUrl: string | null;
   /**
-   * One entry per `##` section of a Markdown file (and one for the text before the first),
-   * as DocSearch keeps a record per heading: a search hit is the section, not the whole file.
+   * One entry per section of a Markdown file (and one for the text before the first), as
+   * DocSearch keeps a record per heading level: a search hit is the section, not the whole
+   * file. Sections are `##` ones, a long one split at its `###` (then `####`) sub-headings
+   * (see `markdownSections`).
    * Its source_id is `path#anchor` (the file's path for the text before the first section),
    * its source_url the file's URL with that anchor. Other files stay one entry each.
    */
@@ -116,21 +118,19 @@ function fileEntry(file: FolderFile, document: { title: string | null; text: str
 }
 
 /**
- * The entries of a Markdown file's `##` sections (see `ReadOptions.sections`): a section's
- * title is its heading, the text before the first section takes the document's title. A
- * section over an entry's limits is left out and said in the note.
+ * The entries of a Markdown file's sections (see `ReadOptions.sections` and `markdownSections`):
+ * a section's title is its heading path under the document's title (`sectionTitle`), the text
+ * before the first section takes the document's title. A section over an entry's limits is
+ * left out and said in the note.
  */
 function sectionEntries(file: FolderFile, document: { title: string | null; text: string }, baseUrl: string | null): ReadResult {
   const url = baseUrl ? fileUrl(baseUrl, file.relative) : null;
   const entries: SourceEntry[] = [];
   const left: string[] = [];
   for (const section of markdownSections(document.text)) {
-    // An explicit id (`## Install {#setup}`) is the section's anchor and no part of its title.
-    const explicit = section.title === null ? null : /\s*\{#([\w-]+)\}$/.exec(section.title);
-    const anchor = explicit ? explicit[1]! : section.slug;
-    const title = explicit ? section.title!.slice(0, explicit.index) : anchor === '' ? (document.title ?? section.title ?? fileTitle(file.relative)) : section.title!;
-    const fragment = anchor === '' ? '' : `#${anchor}`;
-    const entry = entryOf(file, { sourceId: `${file.relative}${fragment}`, title, text: section.text, sourceUrl: url === null ? null : `${url}${fragment}`, anchors: null });
+    const title = section.slug === '' ? (document.title ?? section.title) : sectionTitle(document.title, section.path);
+    const fragment = section.slug === '' ? '' : `#${section.slug}`;
+    const entry = entryOf(file, { sourceId: `${file.relative}${fragment}`, title: title ?? fileTitle(file.relative), text: section.text, sourceUrl: url === null ? null : `${url}${fragment}`, anchors: null });
     if (typeof entry === 'string') left.push(`${fragment || 'the text before the first section'} (${entry})`);
     else entries.push(entry);
   }

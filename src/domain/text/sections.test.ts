@@ -1,22 +1,74 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { anchorsOf, markdownAnchors, markdownSections, sectionUrl, slugify } from './sections.js';
+import { anchorsOf, KEEP_UNDER, markdownAnchors, markdownSections, sectionTitle, sectionUrl, slugify, SPLIT_OVER } from './sections.js';
 
 describe('markdown sections', () => {
   it('splits at ## headings, keeps the intro under the # title, ignores headings in code fences', () => {
     const doc = ['# Lore', '', 'Intro text.', '', '## Walk-through', 'Step one.', '```sh', '## not a heading', '# nor this', '```', '### Deeper', 'More.', '## Limits', 'Few.', '## Limits', 'Again.', '##    ', ''].join('\n');
     assert.deepEqual(markdownSections(doc), [
-      { title: 'Lore', slug: '', text: '# Lore\n\nIntro text.' },
-      { title: 'Walk-through', slug: 'walk-through', text: '## Walk-through\nStep one.\n```sh\n## not a heading\n# nor this\n```\n### Deeper\nMore.' },
-      { title: 'Limits', slug: 'limits', text: '## Limits\nFew.' },
-      { title: 'Limits', slug: 'limits-1', text: '## Limits\nAgain.\n##' },
+      { title: 'Lore', path: [], slug: '', text: '# Lore\n\nIntro text.' },
+      { title: 'Walk-through', path: ['Walk-through'], slug: 'walk-through', text: '## Walk-through\nStep one.\n```sh\n## not a heading\n# nor this\n```\n### Deeper\nMore.' },
+      { title: 'Limits', path: ['Limits'], slug: 'limits', text: '## Limits\nFew.' },
+      { title: 'Limits', path: ['Limits'], slug: 'limits-1', text: '## Limits\nAgain.\n##' },
     ]);
   });
 
   it('leaves out a blank intro and has no title without a # heading', () => {
-    assert.deepEqual(markdownSections('\n\n## One\nText'), [{ title: 'One', slug: 'one', text: '## One\nText' }]);
-    assert.deepEqual(markdownSections('Just text'), [{ title: null, slug: '', text: 'Just text' }]);
+    assert.deepEqual(markdownSections('\n\n## One\nText'), [{ title: 'One', path: ['One'], slug: 'one', text: '## One\nText' }]);
+    assert.deepEqual(markdownSections('Just text'), [{ title: null, path: [], slug: '', text: 'Just text' }]);
     assert.equal(markdownSections('## Providers (`LORE_LLM`)\nText')[0]!.title, 'Providers (LORE_LLM)');
+  });
+
+  it('splits a long section at its ### (then ####) sub-headings, keeping short ones and code fences with their parent', () => {
+    const para = (words: number) => 'word '.repeat(words).trim();
+    const big = para(SPLIT_OVER / 5 / 3); // a third of the limit: three of them make a long section
+    const doc = [
+      '# Config', 'Intro.',
+      '## Server options {#server}', 'About the server.',
+      '### server.host', big,
+      '### server.port', 'Short.',
+      '### server.proxy', big, '```md', '## not a heading', '### nor this', big, '```',
+      '#### Rewrite', big, '#### Bypass', big,
+      '## Build', 'Small.', '### Not split', 'Short too.',
+    ].join('\n');
+    const sections = markdownSections(doc);
+    assert.deepEqual(sections.map((s) => [s.slug, s.path.join(' > ')]), [
+      ['', ''],
+      ['server', 'Server options'],
+      ['serverhost', 'Server options > server.host'],
+      ['serverproxy', 'Server options > server.proxy'],
+      ['rewrite', 'Server options > server.proxy > Rewrite'],
+      ['bypass', 'Server options > server.proxy > Bypass'],
+      ['build', 'Build'],
+    ]);
+    assert.equal(sections[1]!.text, '## Server options {#server}\nAbout the server.\n### server.port\nShort.', 'a sub-section under KEEP_UNDER stays with its parent');
+    assert.ok(sections[3]!.text.includes('## not a heading\n### nor this'), 'a code fence stays whole, its headings text');
+    assert.ok(!sections[3]!.text.includes('#### Rewrite'));
+    assert.equal(sections[6]!.text, '## Build\nSmall.\n### Not split\nShort too.', 'a section under SPLIT_OVER is one');
+    assert.ok(sections.every((s) => s.text.length <= SPLIT_OVER || !/^#{3,}/m.test(s.text.slice(1))));
+    assert.ok(KEEP_UNDER < SPLIT_OVER);
+  });
+
+  it('takes ## as the top level of a page without a # title, and splits its long ## at ###', () => {
+    const long = 'x '.repeat(SPLIT_OVER / 2);
+    const sections = markdownSections(['## Getting started', 'Intro.', '### Install', long, '### Usage', long].join('\n'));
+    assert.deepEqual(sections.map((s) => [s.title, s.slug, s.path]), [
+      ['Getting started', 'getting-started', ['Getting started']],
+      ['Install', 'install', ['Getting started', 'Install']],
+      ['Usage', 'usage', ['Getting started', 'Usage']],
+    ]);
+    assert.deepEqual(markdownSections('# Page\n### Skipped a level\nText.').map((s) => s.slug), ['', 'skipped-a-level'], 'the top level present is the section level');
+  });
+
+  it('titles a section by its heading path, short enough to show', () => {
+    assert.equal(sectionTitle('Server Options', ['server.proxy']), 'Server Options › server.proxy');
+    assert.equal(sectionTitle(null, ['Getting started', 'Install']), 'Getting started › Install');
+    assert.equal(sectionTitle('Getting started', ['Getting started', 'Install']), 'Getting started › Install', 'a heading repeating the page title');
+    assert.equal(sectionTitle('Page', []), 'Page');
+    assert.equal(sectionTitle(null, []), null);
+    const long = sectionTitle('A rather long page title about configuration', ['Server options for development', 'server.proxy']);
+    assert.equal(long, 'Server options for development › server.proxy', 'the page title goes first');
+    assert.ok(sectionTitle('P', ['x'.repeat(200)])!.length === 200, 'a single heading is kept whole');
   });
 
   it('makes GitHub-style slugs', () => {
