@@ -292,6 +292,19 @@ describe('sentence splitting for extractive answers', () => {
     assert.deepEqual(splitSentences('Data lives in `./.lore` by default. Run `npm start`. Done.'), ['Data lives in `./.lore` by default.', 'Run `npm start`.', 'Done.']);
   });
 
+  it('never breaks inside a Markdown link, a URL or a path, nor starts a sentence in one (regression: Vite and Fastify docs)', () => {
+    assert.deepEqual(
+      splitSentences('See [Node.js. Docs](https://nodejs.org/en/) for it. Visit https://vite.dev/guide/. It works. Read ./config.md#server-proxy. Then /guide/ too.'),
+      ['See [Node.js. Docs](https://nodejs.org/en/) for it.', 'Visit https://vite.dev/guide/.', 'It works.', 'Read ./config.md#server-proxy.', 'Then /guide/ too.'],
+    );
+    assert.deepEqual(splitSentences('It is done. [Vite](https://vite.dev) is fast. See [the *e.g.* case](https://x.y/a.b?c=d). Done.'), [
+      'It is done.',
+      '[Vite](https://vite.dev) is fast.',
+      'See [the *e.g.* case](https://x.y/a.b?c=d).',
+      'Done.',
+    ]);
+  });
+
   it('keeps the closing emphasis of a bold lead-in with its sentence (regression: docs/SEARCH.md)', () => {
     assert.deepEqual(splitSentences('**Exact scores for the candidates.** The union is scored exactly. *Note.* Done.'), [
       '**Exact scores for the candidates.**',
@@ -304,6 +317,41 @@ describe('sentence splitting for extractive answers', () => {
 
 describe('extractive answers on Markdown documentation', () => {
   const ask = (question: string, ...texts: string[]) => answer(question, passages(...texts));
+
+  it('quotes third-party docs as text: containers as labels, relative links resolved against the page, no HTML, entities or MDX (regression: Vite and Express docs)', async () => {
+    const vite = [
+      '::: tip Compatibility Note',
+      'Vite requires [Node.js](https://nodejs.org/en/) version 20.19+, 22.12+. However, some templates require a higher Node.js version to work.',
+      ':::',
+      '',
+      'If an ESM dependency is excluded, add it to [`optimizeDeps.include`](/config/dep-optimization-options.md#optimizedeps-include) in your [config](./index.md).',
+    ].join('\n');
+    const versions = await answer('Which Node.js versions does Vite require?', [{ ref: 1, title: 'Getting Started', url: 'https://vite.dev/guide/#scaffolding', text: vite }]);
+    assert.match(versions, /^Compatibility Note: Vite requires \[Node\.js\]\(https:\/\/nodejs\.org\/en\/\) version 20\.19\+, 22\.12\+/);
+    assert.doesNotMatch(versions, /:::/);
+    const include = await answer('When should I add a dependency to optimizeDeps.include?', [{ ref: 1, title: null, url: 'https://vite.dev/guide/dep-pre-bundling', text: vite }]);
+    assert.match(include, /\[`optimizeDeps\.include`\]\(https:\/\/vite\.dev\/config\/dep-optimization-options#optimizedeps-include\) in your \[config\]\(https:\/\/vite\.dev\/guide\/\)/);
+    const unresolved = await ask('When should I add a dependency to optimizeDeps.include?', vite);
+    assert.match(unresolved, /add it to `optimizeDeps\.include` in your config \[1\]\./);
+
+    const express = [
+      "import Alert from '@components/primitives/Alert/Alert.astro';",
+      '',
+      '<a id="security"></a>',
+      'Finally, Express apps&mdash;like any other web apps&mdash;can be vulnerable to a variety of web-based attacks.',
+      '',
+      '<Alert type="warning">',
+      '',
+      "As `req.body`'s shape is based on user-controlled input, all properties and values in this object are untrusted.",
+      '',
+      '</Alert>',
+    ].join('\n');
+    const attacks = await ask('Can Express apps be vulnerable to attacks?', express);
+    assert.equal(attacks, 'Finally, Express apps—like any other web apps—can be vulnerable to a variety of web-based attacks [1].');
+    const body = await ask('Is req.body untrusted?', express);
+    assert.match(body, /^Warning: As `req\.body`'s shape is based on user-controlled input/);
+    for (const text of [attacks, body]) assert.doesNotMatch(text, /<|&\w+;|import /);
+  });
   const config = [
     'Environment variables, validated at start:',
     '',

@@ -42,6 +42,8 @@ export interface Passage {
   ref: number;
   text: string;
   title?: string | null;
+  /** The page the passage comes from: relative links in its text are read from it. */
+  url?: string | null;
   /** The whole entry `text` was taken from: read instead of `text` when at most WHOLE_ENTRY_CHARS long. */
   source?: string;
   /** Added to the score of each of its units: the visitor is reading this passage (AnswerRequest). */
@@ -215,7 +217,7 @@ export async function selectAnswer(
   passages.forEach((passage, rank) => {
     const text = passage.source && passage.source.length <= WHOLE_ENTRY_CHARS ? passage.source : passage.text;
     const language = detectLanguage(text);
-    const blocks = passageBlocks(text, language);
+    const blocks = passageBlocks(text, language, passage.url ?? null);
     read.push({ ref: passage.ref, blocks });
     units.push(...unitsOf(passage, rank, blocks, language));
   });

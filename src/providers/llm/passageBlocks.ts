@@ -5,6 +5,7 @@
  * (whitespace collapsed, citation markers the passage carries removed, code left as is).
  */
 import { Lexer, type Token, type Tokens } from 'marked';
+import { inlineText, markdownStructure } from '../../domain/text/markdownInline.js';
 import { splitSentences } from './sentences.js';
 
 export type Block =
@@ -26,32 +27,38 @@ const MID_SENTENCE = /^[\p{Ll},.;:)\]}!?…/]/u;
 
 /**
  * The blocks of `markdown` in order. `language` (as detected by the tokeniser) refines
- * sentence splitting. Pure; never throws on malformed Markdown (it is read as text).
+ * sentence splitting. What the page's renderer reads and a reader never sees (MDX imports and
+ * components, VitePress containers, inline HTML, entities) becomes text or goes, and links
+ * read from `base` (the passage's page URL) when relative (see markdownInline.ts); code stays
+ * as written. Pure; never throws on malformed Markdown (it is read as text).
  */
-export function passageBlocks(markdown: string, language: string): Block[] {
+export function passageBlocks(markdown: string, language: string, base: string | null = null): Block[] {
   const out: Block[] = [];
-  read(new Lexer({ gfm: true }).lex(markdown.replace(/\r\n?/g, '\n')), language, out);
+  const inline = (text: string, collapse = true) => display(inlineText(text, base), collapse);
+  read(new Lexer({ gfm: true }).lex(markdownStructure(markdown.replace(/\r\n?/g, '\n'))), language, inline, out);
   const first = out.find((b) => b.kind !== 'heading');
   if (first?.kind === 'prose' && out[0] === first && MID_SENTENCE.test(first.sentences[0] ?? '')) first.fragment = true;
   return out;
 }
 
-function read(tokens: readonly Token[], language: string, out: Block[]): void {
+type Inline = (text: string, collapse?: boolean) => string;
+
+function read(tokens: readonly Token[], language: string, inline: Inline, out: Block[]): void {
   for (const token of tokens) {
     switch (token.type) {
       case 'heading':
-        out.push({ kind: 'heading', text: inline(token.text), depth: (token as Tokens.Heading).depth });
+        out.push({ kind: 'heading', text: display(token.text), depth: (token as Tokens.Heading).depth });
         break;
       case 'paragraph':
       case 'text':
       case 'html':
-        paragraph(token.type === 'html' ? token.text.replace(/<[^>]*>/g, ' ') : token.text, language, out);
+        paragraph(token.type === 'html' ? token.text.replace(/<[^>]*>/g, ' ') : token.text, language, inline, out);
         break;
       case 'blockquote':
-        read((token as Tokens.Blockquote).tokens, language, out);
+        read((token as Tokens.Blockquote).tokens, language, inline, out);
         break;
       case 'list':
-        out.push(list(token as Tokens.List));
+        out.push(list(token as Tokens.List, inline));
         break;
       case 'table': {
         const table = token as Tokens.Table;
@@ -67,11 +74,11 @@ function read(tokens: readonly Token[], language: string, out: Block[]): void {
   }
 }
 
-function paragraph(text: string, language: string, out: Block[]): void {
+function paragraph(text: string, language: string, inline: Inline, out: Block[]): void {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   // Rows of a table whose header a chunk boundary cut off are not a paragraph.
   if (lines.length > 0 && lines.every((l) => TABLE_LINE.test(l))) {
-    const rows = lines.filter((l) => !/^\s*\|?[\s:|-]+\|?\s*$/.test(l)).map(cells);
+    const rows = lines.filter((l) => !/^\s*\|?[\s:|-]+\|?\s*$/.test(l)).map((l) => cells(l, inline));
     if (rows.length > 0) out.push({ kind: 'table', header: [], rows });
     return;
   }
@@ -86,23 +93,23 @@ function paragraph(text: string, language: string, out: Block[]): void {
   if (sentences.length > 0) out.push({ kind: 'prose', sentences, fragment: false });
 }
 
-function list(token: Tokens.List, depth = 0, into?: { text: string; depth: number }[]): Block & { kind: 'list' } {
+function list(token: Tokens.List, inline: Inline, depth = 0, into?: { text: string; depth: number }[]): Block & { kind: 'list' } {
   const items = into ?? [];
   for (const item of token.items) {
     const own = item.tokens.filter((t) => t.type !== 'list').map((t) => ('text' in t ? t.text : '')).join(' ');
     const text = inline(own);
     if (text !== '') items.push({ text, depth });
-    for (const nested of item.tokens) if (nested.type === 'list') list(nested as Tokens.List, depth + 1, items);
+    for (const nested of item.tokens) if (nested.type === 'list') list(nested as Tokens.List, inline, depth + 1, items);
   }
   return { kind: 'list', ordered: token.ordered, start: typeof token.start === 'number' ? token.start : 1, items };
 }
 
-function cells(line: string): string[] {
+function cells(line: string, inline: Inline): string[] {
   return line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((cell) => inline(cell));
 }
 
-/** Inline Markdown for display: citation markers outside code spans removed; one line with single spaces when `collapse`. */
-function inline(text: string, collapse = true): string {
+/** Text for display: citation markers outside code spans removed; one line with single spaces when `collapse`. */
+function display(text: string, collapse = true): string {
   const out = text
     .split(/(`+[^`]*`+)/)
     .map((part, i) => (i % 2 === 1 ? part : part.replace(CITATION_MARKER, '')))

@@ -23,8 +23,12 @@ const MAX_CLAUSE_CHARS = 300;
 const MIN_CLAUSE_CHARS = 100;
 const MIN_RUN_CHARS = 6;
 
-const CITATION_MARKER = /\s*\[\d{1,4}\]/g;
-const CODE_SPAN = /`[^`\n]+`/g;
+const CITATION_MARKER = /\s*\[\d{1,4}\](?!\()/g;
+/**
+ * What ICU must not break inside or start a sentence in: inline code, a Markdown link (its
+ * text may hold code), a URL, a path or anchor (`./config.md#server-proxy`, `/guide/`).
+ */
+const UNBREAKABLE = /`[^`\n]+`|\[(?:`[^`\n]*`|[^\[\]`\n])*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)|\b(?:https?|ftp):\/\/[^\s<>()\]]*[^\s<>()\].,;:!?'"]|(?<![\w/.])\.{0,2}\/[\w.~%/-]*\w(?:#[\w-]+)?|(?<![\w#])#[\w][\w-]*/gu;
 /** Emphasis closed right after a sentence's end ("**Label.** Text"). */
 const CLOSING_EMPHASIS = /^(\*{1,3}|_{1,3})(?=\s|$)/;
 const INVISIBLE = /[\uFEFF\u200B\u00AD]/g;
@@ -70,9 +74,10 @@ function icuSentences(block: string, language: string): string[] {
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
   const out: string[] = [];
   let pending = '';
-  // ICU must not break inside inline code (`./.lore`, `a.b()`): it segments a copy whose code
-  // spans are letters, and the pieces are cut from the original at the same places.
-  const masked = block.replace(CODE_SPAN, (span) => '`' + 'x'.repeat(span.length - 2) + '`');
+  // ICU must not break inside inline code (`./.lore`, `a.b()`), a link or a URL: it segments a
+  // copy where these are letters (a link's text keeps its letters, so a capital still starts a
+  // sentence), and the pieces are cut from the original at the same places.
+  const masked = block.replace(UNBREAKABLE, mask);
   for (const { segment: piece, index } of segmentsOf(segmenter, masked)) {
     let segment = block.slice(index, index + piece.length);
     // ICU breaks after the full stop inside "**Exact scores.** The union …": the closing
@@ -95,6 +100,15 @@ function icuSentences(block: string, language: string): string[] {
   }
   if (pending.trim() !== '') out.push(pending);
   return out;
+}
+
+/** `span` as letters of the same length: code and URLs as x, a link's text as itself without sentence punctuation. */
+function mask(span: string): string {
+  if (span.startsWith('`')) return '`' + 'x'.repeat(span.length - 2) + '`';
+  const link = /^\[((?:`[^`\n]*`|[^\[\]`\n])*)\]/.exec(span);
+  if (!link) return 'x'.repeat(span.length);
+  const text = link[1]!.replace(/`[^`\n]*`/g, (code) => 'x'.repeat(code.length)).replace(/[^\p{L}\p{N}]/gu, 'x');
+  return `${text}xx${'x'.repeat(span.length - link[0].length)}`;
 }
 
 /**
