@@ -44,8 +44,9 @@ function readDoc(name: string): Promise<string | null> {
 
 /**
  * Lore's documentation as entries, read as `lore import --sections` reads a folder of README.md
- * and docs/*.md published at `{baseUrl}/demo/docs/`: one entry per `##` section (and one for
- * the text before the first), source_type `file`, source_id `FILE#anchor` (`FILE` for the
+ * and docs/*.md published at `{baseUrl}/demo/docs/`: one entry per section (`##`, a long one
+ * split at its `###` sub-headings; see `markdownSections`) and one for the text before the
+ * first, source_type `file`, source_id `FILE#anchor` (`FILE` for the
  * text before the first section), source_url `{baseUrl}/demo/docs/` for README.md and
  * `{baseUrl}/demo/docs/NAME` for docs/NAME.md, with the anchor. A chat answer citing a
  * document's introduction offers to open the document (`meta.action`).

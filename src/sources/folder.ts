@@ -128,7 +128,7 @@ function sectionEntries(file: FolderFile, document: { title: string | null; text
   const entries: SourceEntry[] = [];
   const left: string[] = [];
   for (const section of markdownSections(document.text)) {
-    const title = section.slug === '' ? (document.title ?? section.title) : sectionTitle(document.title, section.path);
+    const title = section.slug === '' ? (document.title ?? section.title) : sectionTitle(section.path);
     const fragment = section.slug === '' ? '' : `#${section.slug}`;
     const entry = entryOf(file, { sourceId: `${file.relative}${fragment}`, title: title ?? fileTitle(file.relative), text: section.text, sourceUrl: url === null ? null : `${url}${fragment}`, anchors: null });
     if (typeof entry === 'string') left.push(`${fragment || 'the text before the first section'} (${entry})`);

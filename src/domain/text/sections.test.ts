@@ -60,15 +60,13 @@ describe('markdown sections', () => {
     assert.deepEqual(markdownSections('# Page\n### Skipped a level\nText.').map((s) => s.slug), ['', 'skipped-a-level'], 'the top level present is the section level');
   });
 
-  it('titles a section by its heading path, short enough to show', () => {
-    assert.equal(sectionTitle('Server Options', ['server.proxy']), 'Server Options › server.proxy');
-    assert.equal(sectionTitle(null, ['Getting started', 'Install']), 'Getting started › Install');
-    assert.equal(sectionTitle('Getting started', ['Getting started', 'Install']), 'Getting started › Install', 'a heading repeating the page title');
-    assert.equal(sectionTitle('Page', []), 'Page');
-    assert.equal(sectionTitle(null, []), null);
-    const long = sectionTitle('A rather long page title about configuration', ['Server options for development', 'server.proxy']);
-    assert.equal(long, 'Server options for development › server.proxy', 'the page title goes first');
-    assert.ok(sectionTitle('P', ['x'.repeat(200)])!.length === 200, 'a single heading is kept whole');
+  it('titles a section by its heading path under the page, short enough to show', () => {
+    assert.equal(sectionTitle(['server.proxy']), 'server.proxy', 'a top section by its heading, as before');
+    assert.equal(sectionTitle(['Server options', 'server.proxy']), 'Server options › server.proxy');
+    assert.equal(sectionTitle(['Getting started', 'getting started', 'Install']), 'Getting started › Install', 'a heading repeating its parent');
+    const long = sectionTitle(['A rather long section heading about configuration', 'Options of the dev server', 'server.proxy']);
+    assert.equal(long, 'Options of the dev server › server.proxy', 'the outer headings go first');
+    assert.equal(sectionTitle(['P', 'x'.repeat(200)]), 'x'.repeat(200), 'the section\'s own heading is kept whole');
   });
 
   it('makes GitHub-style slugs', () => {

@@ -104,20 +104,21 @@ function allLines(node: Outline): string[] {
 
 /** Separates the headings of a section's title. */
 const TITLE_SEPARATOR = ' › ';
-/** Longer titles lose their page title, then their outer headings. */
+/** Longer titles lose their outer headings. */
 const TITLE_LENGTH = 80;
 
 /**
  * A section's title as search results and citations show it: its heading path under the page
- * title, `Server Options › server.proxy`; a heading repeating the one above it is said once,
- * and a path over 80 characters loses its outer parts (the page title first). The page title
- * alone for the part before the first section.
+ * title, `server.proxy › Rewrite` (a top section's title is its heading, as before sections
+ * were split: the page title in every title would match a question about the page everywhere);
+ * a heading repeating the one above it is said once, and a path over 80 characters loses its
+ * outer headings.
  */
-export function sectionTitle(page: string | null, path: readonly string[]): string | null {
+export function sectionTitle(path: readonly string[]): string {
   const parts: string[] = [];
-  for (const part of [page, ...path]) if (part !== null && part !== '' && part.toLowerCase() !== parts.at(-1)?.toLowerCase()) parts.push(part);
+  for (const part of path) if (part !== '' && part.toLowerCase() !== parts.at(-1)?.toLowerCase()) parts.push(part);
   while (parts.length > 1 && parts.join(TITLE_SEPARATOR).length > TITLE_LENGTH) parts.shift();
-  return parts.length === 0 ? null : parts.join(TITLE_SEPARATOR);
+  return parts.join(TITLE_SEPARATOR);
 }
 
 /**
