@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeEntities, inlineText, markdownStructure } from './markdownInline.js';
+import { decodeEntities, inlineText, linkTexts, markdownStructure } from './markdownInline.js';
 
 const VITE = 'https://vite.dev/config/server-options#server-host';
 
@@ -75,5 +75,11 @@ describe('markdownStructure', () => {
 describe('decodeEntities', () => {
   it('decodes named and numeric references and leaves unknown ones', () => {
     assert.equal(decodeEntities('&#39;a&#x27; &hellip; &nbsp;&foo; &#0;'), "'a' …  &foo; &#0;");
+  });
+});
+
+describe('linkTexts', () => {
+  it('reads each link as its text', () => {
+    assert.equal(linkTexts('Vite uses [Lightning CSS](https://lightningcss.dev/minification.html) via [`css.lightningcss`](https://vite.dev/config/shared-options#css-lightningcss).'), 'Vite uses Lightning CSS via `css.lightningcss`.');
   });
 });

@@ -172,6 +172,14 @@ export function inlineText(text: string, base?: string | null): string {
 const BREAKING_TAG = /^<\/?(?:br|p|div|li|ul|ol|tr|td|th|hr|table|section|details|summary)\b/i;
 const NAMED_TAG = /(\`+)[^\`][\s\S]*?\1(?!\`)|<\/?[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?\/?>/g;
 
+/** A Markdown link as inlineText writes them: `[text](url)`, the text's brackets escaped. */
+export const MARKDOWN_LINK = /(?<!\\)\[((?:\\.|[^\[\]\\\n])*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)/g;
+
+/** `text` as a reader sees it rendered: each link as its text (what its words and length are). */
+export function linkTexts(text: string): string {
+  return text.replace(MARKDOWN_LINK, '$1');
+}
+
 function link(text: string, destination: string, base: string | null | undefined): string {
   const href = destination.replace(/^<|>$/g, '');
   const label = text.trim();

@@ -331,6 +331,9 @@ describe('extractive answers on Markdown documentation', () => {
     assert.doesNotMatch(versions, /:::/);
     const include = await answer('When should I add a dependency to optimizeDeps.include?', [{ ref: 1, title: null, url: 'https://vite.dev/guide/dep-pre-bundling', text: vite }]);
     assert.match(include, /\[`optimizeDeps\.include`\]\(https:\/\/vite\.dev\/config\/dep-optimization-options#optimizedeps-include\) in your \[config\]\(https:\/\/vite\.dev\/guide\/\)/);
+    const long = await answer('Which Node.js versions does Vite require?', [{ ref: 1, title: null, url: null, text: vite }], { maxChars: 60 });
+    assert.match(long, /^Compatibility Note: Vite requires…|^Compatibility Note: Vite requires \[Node\.js\]\(https:\/\/nodejs\.org\/en\/\)/);
+    assert.doesNotMatch(long, /\]\([^)]*$|\[[^\]]*…/);
     const unresolved = await ask('When should I add a dependency to optimizeDeps.include?', vite);
     assert.match(unresolved, /add it to `optimizeDeps\.include` in your config \[1\]\./);
 

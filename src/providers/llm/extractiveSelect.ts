@@ -32,6 +32,7 @@
  * neither is the first sentence of a chunk that starts mid-sentence. Terms come from the search tokeniser
  * (stemming, folding, Chinese/Japanese bigrams, Thai words), in each passage's own language.
  */
+import { linkTexts, MARKDOWN_LINK } from '../../domain/text/markdownInline.js';
 import { questionTerms } from '../../domain/text/questionWords.js';
 import { analyze, detectLanguage } from '../../domain/text/tokenize.js';
 import { passageBlocks, type Block } from './passageBlocks.js';
@@ -268,7 +269,7 @@ export async function selectAnswer(
   for (const [i, c] of chosen.entries()) if (!first.has(c.rank)) first.set(c.rank, i);
   chosen.sort((a, b) => first.get(a.rank)! - first.get(b.rank)! || a.order - b.order);
   const relevance = (text: string) => {
-    const terms = new Set(analyze(text, best.language).terms);
+    const terms = new Set(analyze(linkTexts(text), best.language).terms);
     return contentTerms(question, best.language).filter((t) => terms.has(t)).length;
   };
   return withSections(pieces(chosen, read, howto ? best : null, limits.maxChars, relevance), chosen);
@@ -337,14 +338,15 @@ function withSections(out: Piece[], chosen: readonly Unit[]): Piece[] {
 
 /** A unit as the embedding model reads it: under its nearest heading. */
 function semanticText(u: Unit): string {
-  const text = u.codeStart ? `${u.text}\n${u.codeStart}` : u.text;
+  const text = u.codeStart ? `${linkTexts(u.text)}\n${u.codeStart}` : linkTexts(u.text);
   return u.context ? `${u.context}: ${text}` : text;
 }
 
 /** The quotable units of a passage's blocks, with the headings above them. */
 function unitsOf(passage: Passage, rank: number, blocks: Block[], language: string): Unit[] {
   const out: Unit[] = [];
-  const terms = (text: string) => new Set(analyze(text, language).terms);
+  // A link's words are its text: its URL ("https://vite.dev/…") says nothing the reader sees.
+  const terms = (text: string) => new Set(analyze(linkTexts(text), language).terms);
   const headings: { depth: number; text: string }[] = [];
   const unit = (block: number, kind: Unit['kind'], text: string, quotable: boolean, code = new Set<string>(), step = false, item = -1, codeStart = ''): Unit => ({
     ref: passage.ref,
@@ -641,7 +643,8 @@ function contentTerms(question: string, language: string): string[] {
   return content.length > 0 ? content : terms;
 }
 
-function lengthPenalty(text: string): number {
+function lengthPenalty(markdown: string): number {
+  const text = linkTexts(markdown);
   const length = text.length + 2 * (text.match(WIDE)?.length ?? 0);
   if (length < SHORT_CHARS) return LENGTH_PENALTY * (1 - length / SHORT_CHARS);
   if (length > LONG_CHARS) return LENGTH_PENALTY * Math.min(1, (length - LONG_CHARS) / LONG_CHARS);
@@ -655,9 +658,9 @@ function similar(a: Set<string>, b: Set<string>): boolean {
   return union === 0 || shared / union >= DUPLICATE_JACCARD;
 }
 
-/** Length with its citation (" [12]"). */
+/** Length as read (links as their text), with its citation (" [12]"). */
 function citedLength(u: Unit): number {
-  return u.text.length + String(u.ref).length + 3;
+  return linkTexts(u.text).length + String(u.ref).length + 3;
 }
 
 let wordSegmenter: Intl.Segmenter | undefined;
@@ -675,6 +678,8 @@ function truncate(text: string, max: number): string {
     end = index + segment.length;
   }
   let cut = text.slice(0, end || max - 1);
+  // Never inside a link: before it.
+  for (const link of text.matchAll(MARKDOWN_LINK)) if (link.index < cut.length && link.index + link[0].length > cut.length) cut = text.slice(0, link.index);
   const open = openCodeSpan(cut);
   if (open !== -1) {
     const ticks = /^`+/.exec(cut.slice(open))![0];
