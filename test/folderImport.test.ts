@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { formatImportReport, importFolder } from '../src/importCli.js';
+import { SPLIT_OVER } from '../src/domain/text/sections.js';
 import { constantEmbedder, startServer, type TestServer } from './helpers.js';
 import { makePdf } from './fixtures/pdf.js';
 import { runLoreCli } from './processes.js';
@@ -166,7 +167,8 @@ describe('lore import <dir> (folder import)', () => {
 
   it('with --sections, splits a long ## section at its ### sub-headings (a short one stays in it), a page without a # title too, never inside a code fence', async () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'lore-split-'));
-    const long = (topic: string) => `${topic} needs this paragraph, written long enough to weigh. `.repeat(40).trim();
+    // Two of these make a section long enough to split.
+    const long = (topic: string) => `${topic} needs this paragraph, written long enough to weigh. `.repeat(Math.ceil(SPLIT_OVER / 100)).trim();
     try {
       const into = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Split' } })).body.data.id as string;
       const split = () => importFolder({ dir: folder, collection: into, server: url, token, baseUrl: 'https://docs.example.com/', prune: true, sections: true, ignore: [], progress: false });

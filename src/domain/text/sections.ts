@@ -15,11 +15,14 @@ export interface MarkdownSection {
 
 /**
  * A section longer than this (characters, its sub-sections included) is split at its
- * sub-headings. Measured on Vite's, Express's and Lore's own docs: half of their `##`
- * sections are under 1,100 characters, one in ten over 2,100–5,300, and the longest (an API
- * page's `## Methods`) 53,000; 4,000 splits the reference-like tail and leaves prose whole.
+ * sub-headings. Half of the `##` sections of Vite's, Express's and Lore's docs are under 1,100
+ * characters; the long tail (API pages' `## Methods` of 20,000–53,000, a migration guide's
+ * 17,000) is what makes a hit useless. Measured with bench:answers: splitting at 4,000 or
+ * 8,000 also split mid-size sections of Lore's README, and their focused sub-sections then
+ * outranked the sections that answer (Lore's docs −3 to −4 points of gold in answer); at
+ * 10,000 only the long tail is split.
  */
-export const SPLIT_OVER = 4_000;
+export const SPLIT_OVER = 10_000;
 /** A sub-section shorter than this stays in its parent's entry rather than making a fragment of its own. */
 export const KEEP_UNDER = 400;
 
