@@ -18,7 +18,8 @@
  * - `too-many-sources`: more than 2 distinct passages cited (an escaped `\\[0, 1]` is text).
  * - `unbalanced-code`: an odd number of fence lines.
  * - `link-fragment`: outside code, Markdown link syntax the reader sees as text: `](` (an
- *   inline link, whole or cut), a `[text]` that is no citation (the text of a link whose
+ *   inline link cut, or one to a relative target, which leads nowhere outside its site; a whole
+ *   link to an absolute http(s) URL is rendered as a link and passes), a `[text]` that is no citation (the text of a link whose
  *   target was left out, or a reference link), or a line or citation-led text starting with a
  *   bare `#anchor`.
  * - `html`: outside code, a raw HTML tag (`<td>`, `</tr>`, `<br/>`, `<a href=…>`: a lower-case
@@ -44,6 +45,8 @@ const CLOSING_MARKER_START = /^[*_~]+(?:\s|$)/u;
 /** `](`, or a bracketed text that is no citation (`[1]`, `[1, 2]`) and no escaped `\[`. */
 const LINK_SYNTAX = /\]\(|(?<!\\)\[(?!\s*\d+(?:\s*[,;]\s*\d+)*\s*\])[^\]\n]*\]/;
 const BARE_ANCHOR_START = /^#[\w-]/u;
+/** A whole link to an absolute http(s) URL: the widget renders it as a link, so it is no fragment. */
+const ABSOLUTE_LINK = /(?<!\\)\[[^\[\]\n]+\]\(https?:\/\/[^\s()]+\)/g;
 const HTML_TAG = /<\/?[a-z][a-z0-9-]*(?:\s[^<>]*)?\/?>/;
 const HTML_ENTITY = /&(?:[a-z][a-z0-9]*|#\d+|#x[0-9a-f]+);/i;
 const ESM_LINE = /^\s*(?:import\s+(?:[\w*{}\s,]+\s+from\s+)?['"]|export\s+(?:default|const|function|let|\{))/;
@@ -103,7 +106,7 @@ export function proseFailures(answer: string, headings: ReadonlySet<string>): Ru
     // Starts: the line (after a list marker), and each text after a citation.
     const starts = [plain.replace(LIST_ITEM, '').trimStart(), ...[...plain.matchAll(/\]\s+(\S.*)/g)].map((m) => m[1]!)];
     for (const start of starts) if ((BAD_START.test(start) && !GOOD_PUNCTUATION_START.test(start)) || CLOSING_MARKER_START.test(start)) failed.add('mid-token-start');
-    if (LINK_SYNTAX.test(plain) || starts.some((start) => BARE_ANCHOR_START.test(start))) failed.add('link-fragment');
+    if (LINK_SYNTAX.test(plain.replace(ABSOLUTE_LINK, 'link')) || starts.some((start) => BARE_ANCHOR_START.test(start))) failed.add('link-fragment');
     if (HTML_TAG.test(plain) || HTML_ENTITY.test(plain)) failed.add('html');
     if (ESM_LINE.test(plain) || JSX_TAG.test(plain) || MDX_EXPRESSION.test(plain) || CONTAINER.test(plain)) failed.add('mdx-syntax');
     if (/:\s*$/.test(text.replace(CITATION, '').trimEnd())) {

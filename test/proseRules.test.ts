@@ -33,6 +33,8 @@ describe('prose rules of the answers bench', () => {
 
   it('finds link fragments, raw HTML and MDX syntax outside code, and leaves them alone in code', () => {
     assert.deepEqual(check('See the [proxy options](/config/server-options#server-proxy) [1].'), ['link-fragment']);
+    assert.deepEqual(check('See the [proxy options](https://vite.dev/config/server-options#server-proxy) [1].'), []);
+    assert.deepEqual(check('See the [proxy options](https://vite.dev/config/server [1].'), ['link-fragment']);
     assert.deepEqual(check('Set `base` as the [public base path] says [1].'), ['mid-token-start', 'link-fragment']);
     assert.deepEqual(check('Enable it [1] #server-proxy for details.'), ['mid-token-start', 'link-fragment']);
     assert.deepEqual(check('The proxy is described there [1].\n#server-proxy'), ['mid-token-start', 'link-fragment']);
