@@ -126,7 +126,7 @@ const COMMANDS: Command[] = [
       ...SOURCE_FLAGS,
       'base-url': { type: 'string', value: 'URL', help: "where the folder is published: the entries' source_url" },
       prune: { type: 'boolean', help: 'delete the entries of files that are gone' },
-      sections: { type: 'boolean', help: 'one entry per ## section of a Markdown file' },
+      sections: { type: 'boolean', help: 'one entry per section of a Markdown file (## sections; a long one split at ###)' },
       ignore: { type: 'string', value: 'PATTERN', multiple: true, help: 'leave out what matches (gitignore syntax; repeatable)' },
       replace: { type: 'boolean', help: 'FILE: replace what the database holds' },
     },

@@ -4,7 +4,7 @@
  * same chunking, embedding reuse and atomic writes as any write. Incremental: a file whose
  * content hash is the one stored with its entry (`meta.content_sha256`) is not sent again;
  * `--prune` deletes the entries of files that are gone. Unreadable and unsupported files are
- * reported, not fatal. With `--sections`, a Markdown file is an entry per `##` section; the
+ * reported, not fatal. With `--sections`, a Markdown file is an entry per section (`##`, a long one split at `###`); the
  * entries of a file that no longer has a section (or that was imported the other way) are
  * deleted when the file is read, prune or not. Progress counts files done: read, and their
  * entries written (batches are sent as files are read while progress is shown).
@@ -24,7 +24,7 @@ export interface FolderImportOptions {
   baseUrl: string | null;
   prune: boolean;
   ignore: readonly string[];
-  /** One entry per `##` section of a Markdown file (see `ReadOptions.sections`). */
+  /** One entry per section of a Markdown file (`##`, a long one split at `###`) (see `ReadOptions.sections`). */
   sections?: boolean;
   /** Progress bar on standard error (default: when it is a terminal). */
   progress?: boolean;
