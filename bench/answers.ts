@@ -42,6 +42,7 @@ import { retrievalQuery } from '../src/domain/answers/service.js';
 import { docEntryUrl, loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { percentile, startLore } from './harness.js';
 import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
+import { askByChatAndSummarise } from './askQuestions.js';
 import { jsonl } from './jsonl.js';
 import { thirdPartySet } from './thirdPartyAnswers.js';
 import { DOCS_ROOT } from './thirdPartyDocs.js';
@@ -241,25 +242,7 @@ async function docsSet(): Promise<void> {
     failed: proseFailures(text, headings),
   });
 
-  const byRoute: Record<'chat' | 'summarise', DocsAnswer[]> = { chat: [], summarise: [] };
-  for (const q of questions) {
-    const reply = await call('POST', `/api/v1/integrations/${integration}/chat`, { message: q.question, stream: false });
-    const [stored] = await container.db.query<{ citations: { url: string }[] }>(
-      "SELECT citations FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'",
-      [reply.conversation_id],
-    );
-    const judged = judge(q, reply.message, (stored?.citations ?? []).map((c) => c.url));
-    // Where retrieval put a gold section among the passages the writer was given (as search ranks them).
-    const hits = await call('GET', `/api/v1/integrations/${integration}/search?${new URLSearchParams({ query: retrievalQuery(q.question), threshold: '0.4', per_page: '6' })}`);
-    const rank = (hits.data as { source_id: string }[]).findIndex((h) => q.sources.includes(h.source_id));
-    judged.retrieved = rank < 0 ? undefined : rank + 1;
-    byRoute.chat.push(judged);
-    const summary = await call('GET', `/api/v1/integrations/${integration}/summarise?${new URLSearchParams({ query: q.question, stream: 'false' })}`);
-    const summarised = judge(q, summary.summary, summary.references.map((r: { url: string }) => r.url));
-    // "Nothing relevant" is the service's honest no-answer, not a failure to write prose.
-    if (!summary.has_relevant_results) summarised.failed = summarised.failed.filter((r) => r !== 'empty');
-    byRoute.summarise.push(summarised);
-  }
+  const byRoute = await askByChatAndSummarise({ call, container }, integration, questions, judge);
 
   const share = (list: DocsAnswer[], test: (a: DocsAnswer) => boolean) => list.filter(test).length / Math.max(1, list.length);
   console.log(`\nanswers on Lore's docs (${questions.length} questions of ${path.relative(process.cwd(), values['docs-questions'])}, ${entries.length} sections)`);

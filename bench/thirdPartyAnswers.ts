@@ -12,7 +12,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { retrievalQuery } from '../src/domain/answers/service.js';
+import { askByChatAndSummarise } from './askQuestions.js';
 import { importFolder } from '../src/importCli.js';
 import { listFolder } from '../src/sources/folder.js';
 import type { startLore } from './harness.js';
@@ -66,25 +66,7 @@ async function askFolder(lore: Lore, folder: DocsFolder, questions: readonly Doc
     lost: !q.gold.some((g) => q.sources.some((s) => containsGold(texts.get(s) ?? '', g, folder.lang))),
   });
 
-  const byRoute: Record<Route, Answer[]> = { chat: [], summarise: [] };
-  for (const q of questions) {
-    const reply = await call('POST', `/api/v1/integrations/${integration}/chat`, { message: q.question, stream: false });
-    const [stored] = await container.db.query<{ citations: { url: string }[] }>(
-      "SELECT citations FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'",
-      [reply.conversation_id],
-    );
-    const judged = judge(q, reply.message, (stored?.citations ?? []).map((c) => c.url));
-    // Where retrieval put a gold section among the passages the writer was given (as search ranks them).
-    const hits = await call('GET', `/api/v1/integrations/${integration}/search?${new URLSearchParams({ query: retrievalQuery(q.question), threshold: '0.4', per_page: '6' })}`);
-    const rank = (hits.data as { source_id: string }[]).findIndex((h) => q.sources.includes(h.source_id));
-    judged.retrieved = rank < 0 ? undefined : rank + 1;
-    byRoute.chat.push(judged);
-    const summary = await call('GET', `/api/v1/integrations/${integration}/summarise?${new URLSearchParams({ query: q.question, stream: 'false' })}`);
-    const summarised = judge(q, summary.summary, summary.references.map((r: { url: string }) => r.url));
-    // "Nothing relevant" is the service's honest no-answer, not a failure to write prose.
-    if (!summary.has_relevant_results) summarised.failed = summarised.failed.filter((r) => r !== 'empty');
-    byRoute.summarise.push(summarised);
-  }
+  const byRoute = await askByChatAndSummarise(lore, integration, questions, judge);
   return { folder, sections: imported.entries, byRoute };
 }
 
