@@ -126,6 +126,9 @@ for (const backend of backends()) {
       assert.equal(res.status, 200);
       assert.equal(res.headers['content-security-policy'], CSP);
       assert.match(res.body, /<h2 id="walk-through">Walk-through<\/h2>/);
+      // A sub-section's anchor too, as --sections links it (a long section split at its ###).
+      assert.match(res.body, /<h3 id="a-docs-folder">A docs folder<\/h3>/);
+      assert.match(res.body, /<h1 id="lore">Lore<\/h1>/);
       assert.match(res.body, /<a href="\/demo\/docs\/ANSWERS">ANSWERS.md<\/a>/);
       const search = await server.call('GET', '/demo/docs/SEARCH');
       assert.equal(search.status, 200);

@@ -59,17 +59,18 @@ function blockEnd(text: string): number {
   return -1;
 }
 
-/** What a rendered document may contain: the answer policy plus headings (`##` ones with their anchor id). */
+/** What a rendered document may contain: the answer policy plus headings with their anchor ids. */
 const DOCUMENT_POLICY: sanitizeHtml.IOptions = {
   ...POLICY,
   allowedTags: [...(POLICY.allowedTags as string[]), 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'],
-  allowedAttributes: { ...POLICY.allowedAttributes, h2: ['id'] },
+  allowedAttributes: { ...POLICY.allowedAttributes, h1: ['id'], h2: ['id'], h3: ['id'], h4: ['id'], h5: ['id'], h6: ['id'] },
   transformTags: {},
 };
 
 /**
  * A whole markdown document → safe HTML for a page of its own: links stay in the page, and
- * each `##` heading gets the anchor id `markdownSections` gives its section (`limits`, `limits-1`).
+ * every heading gets its anchor id as GitHub (and `markdownSections`, for the section it opens)
+ * makes it, counted over all levels (`limits`, `limits-1`), so a sub-section's link lands on it.
  */
 export function documentToHtml(markdown: string): string {
   const anchor = anchors();
@@ -78,9 +79,8 @@ export function documentToHtml(markdown: string): string {
     async: false,
     renderer: {
       heading({ tokens, depth, text }) {
-        const inner = this.parser.parseInline(tokens);
-        if (depth !== 2) return `<h${depth}>${inner}</h${depth}>\n`;
-        return `<h2 id="${anchor(text)}">${inner}</h2>\n`;
+        const explicit = /\s*\{#([\w-]+)\}\s*$/.exec(text);
+        return `<h${depth} id="${explicit ? explicit[1] : anchor(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
       },
     },
   });
