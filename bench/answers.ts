@@ -35,9 +35,17 @@
  *   npm run bench:answers -- --sets vite,express --worst 10
  *   npm run bench:answers -- --sets thresholds --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh --questions 300
  *   npm run bench:answers -- --sets xquad --langs en --questions 200 --streamed 100
+ *
+ * `--capture FILE` also writes what the (extractive) writer was asked, one JSON line per chat
+ * question ({question, passages}), for `npm run bench:writer` to replay in seconds.
  */
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { createEmbedder } from '../src/container.js';
+import type { AnswerProvider, AnswerRequest } from '../src/domain/ports.js';
+import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
 import { retrievalQuery } from '../src/domain/answers/service.js';
 import { docEntryUrl, loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { percentile, startLore } from './harness.js';
@@ -58,6 +66,7 @@ const { values } = parseArgs({
     'page-questions': { type: 'string', default: path.resolve('bench/data/page-qa.jsonl') },
     'third-party-docs': { type: 'string', default: DOCS_ROOT },
     worst: { type: 'string', default: '5' },
+    capture: { type: 'string' },
   },
 });
 const maxQuestions = Number(values.questions) || Infinity;
@@ -67,7 +76,8 @@ const TARGETS: Record<string, number> = { en: 0.8 };
 const OTHER_TARGET = 0.75;
 const sets = values.sets.split(',');
 
-const lore = await startLore('bench-answers');
+const capture = values.capture ? await capturingWriter() : undefined;
+const lore = await startLore('bench-answers', capture ? { embedder: capture.embedder, answerProvider: capture.provider } : {});
 const { call, container } = lore;
 const url = (lang: string, id: string) => `https://xquad.example/${lang}/${id}`;
 /** Case-insensitive containment; spaces ignored for scripts written without them. */
@@ -152,7 +162,32 @@ for (const r of rows) {
       `${`${r.ttft.toFixed(1)} ms (≤ 150)`.padEnd(19)} ${r.chars.toFixed(0).padStart(10)}  ${String(r.noAnswer).padStart(10)}`,
   );
 }
+if (capture) {
+  writeFileSync(values.capture!, capture.asked.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  console.error(`captured ${capture.asked.length} questions in ${values.capture}`);
+}
 await lore.close();
+
+/**
+ * The embedded extractive writer as Lore configures it, recording each question it is asked
+ * first (chat asks before summarise) with its passages.
+ */
+async function capturingWriter() {
+  const embedder = await createEmbedder(loadConfig(process.env));
+  const writer = createExtractiveProvider({ similarity: embeddingSimilarity(embedder) });
+  const asked: Pick<AnswerRequest, 'question' | 'passages'>[] = [];
+  const seen = new Set<string>();
+  const provider: AnswerProvider = {
+    provider: writer.provider,
+    model: writer.model,
+    stream(request, signal) {
+      if (!seen.has(request.question)) asked.push({ question: request.question, passages: request.passages });
+      seen.add(request.question);
+      return writer.stream(request, signal);
+    },
+  };
+  return { embedder, provider, asked };
+}
 
 interface XquadParagraph { _id: string; title: string; text: string }
 

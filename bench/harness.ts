@@ -7,7 +7,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createContainer, createEmbedder } from '../src/container.js';
 import { hashSecret } from '../src/domain/credentials.js';
-import type { Embedder } from '../src/domain/ports.js';
+import type { AnswerProvider, Embedder } from '../src/domain/ports.js';
 import { buildApp } from '../src/http/app.js';
 
 export const MASTER_KEY = 'bench-master-key-0123456789abcdef';
@@ -19,6 +19,8 @@ export interface StartOptions {
   embedder?: Embedder;
   /** A PGlite folder kept after close (default: a temporary one, removed on close). */
   dataDir?: string;
+  /** Replaces the configured answer provider (e.g. one that records what it is asked). */
+  answerProvider?: AnswerProvider;
 }
 
 /**
@@ -33,7 +35,7 @@ export async function startLore(name: string, options: StartOptions = {}) {
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   const config = loadConfig(env);
   const embedder = options.embedder ?? (await createEmbedder(config));
-  const container = await createContainer(config, { embedder, masterKeyHash: hashSecret(MASTER_KEY) });
+  const container = await createContainer(config, { embedder, answerProvider: options.answerProvider, masterKeyHash: hashSecret(MASTER_KEY) });
   const app = await buildApp(container.deps);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 

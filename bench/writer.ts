@@ -1,0 +1,110 @@
+/**
+ * The extractive writer alone, replayed on the passages `npm run bench:answers -- --capture
+ * FILE` recorded: every question of the docs, vite and express sets is answered again from the
+ * same passages by the writer as the working tree has it, in seconds instead of minutes, and
+ * judged as bench:answers judges (gold string in the answer, gold section cited, prose rules).
+ * Search and the HTTP pipeline are left out, so the numbers differ a little from
+ * bench:answers' (citations link the passage's own section, not a sub-section's anchor);
+ * bench:answers stays the measure a change is reported with. Each run keeps its verdicts in
+ * FILE.verdicts.json and prints the questions that changed since the previous run.
+ *
+ *   npm run bench:answers -- --sets docs,vite,express --capture .scratch/writer-passages.jsonl
+ *   npm run bench:writer                                  # replay, per set and language
+ *   npm run bench:writer -- --worst 20 --only 'strictPort|assets'
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { createEmbedder } from '../src/container.js';
+import type { AnswerRequest } from '../src/domain/ports.js';
+import { docEntryUrl, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
+import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
+import { listFolder } from '../src/sources/folder.js';
+import { jsonl } from './jsonl.js';
+import { headingsOf, proseFailures, type Rule } from './proseRules.js';
+import { containsGold, docsFolders, DOCS_ROOT, sourceUrl, type DocsQuestion } from './thirdPartyDocs.js';
+
+const { values } = parseArgs({
+  options: {
+    capture: { type: 'string', default: '.scratch/writer-passages.jsonl' },
+    worst: { type: 'string', default: '0' },
+    only: { type: 'string' },
+  },
+});
+
+interface Known { q: DocsQuestion; group: string; lang: string; urls: string[]; headings: Set<string> }
+interface Verdict { group: string; question: string; gold: boolean; cited: boolean; failed: Rule[]; text: string; cites: string[] }
+
+const known = new Map<string, Known>();
+const docsHeadings = new Set<string>();
+for (const name of await loreDocNames()) for (const h of headingsOf((await readLoreDoc(name)) ?? '')) docsHeadings.add(h);
+for (const q of jsonl<DocsQuestion>('bench/data/docs-qa.jsonl')) {
+  known.set(q.question, { q, group: 'docs', lang: 'en', urls: q.sources.map((s) => docEntryUrl('https://lore.test', s)), headings: docsHeadings });
+}
+for (const set of ['vite', 'express'] as const) {
+  const questions = jsonl<DocsQuestion>(`bench/data/${set}-qa.jsonl`);
+  for (const folder of docsFolders(set, DOCS_ROOT)) {
+    const headings = new Set<string>();
+    for (const file of (await listFolder(folder.dir)).files) for (const h of headingsOf(await readFile(file.absolute, 'utf8'))) headings.add(h);
+    for (const q of questions.filter((x) => (x.lang ?? 'en') === folder.lang)) {
+      known.set(q.question, { q, group: folder.name, lang: folder.lang, urls: q.sources.map((s) => sourceUrl(folder.baseUrl, s)), headings });
+    }
+  }
+}
+
+const decode = (u: string) => { try { return decodeURI(u); } catch { return u; } };
+const embedder = await createEmbedder(loadConfig({ ...process.env, LORE_DATA_DIR: '.scratch' }));
+const writer = createExtractiveProvider({ similarity: embeddingSimilarity(embedder) });
+const only = values.only ? new RegExp(values.only, 'i') : null;
+const verdicts: Verdict[] = [];
+const asked = jsonl<Pick<AnswerRequest, 'question' | 'passages'>>(values.capture);
+for (const request of asked) {
+  const k = known.get(request.question);
+  if (!k) continue;
+  let text = '';
+  for await (const chunk of writer.stream({ ...request, messages: [] }, new AbortController().signal)) if (chunk.type === 'text') text += chunk.delta;
+  const refs = new Set([...text.matchAll(/(?<!\\)\[(\d+)\]/g)].map((m) => Number(m[1])));
+  const cites = request.passages.filter((p) => refs.has(p.ref)).map((p) => p.url ?? '');
+  const verdict: Verdict = {
+    group: k.group,
+    question: request.question,
+    gold: k.q.gold.some((g) => containsGold(text, g, k.lang)),
+    cited: cites.some((u) => k.urls.some((w) => decode(u) === decode(w))),
+    failed: proseFailures(text, k.headings),
+    text,
+    cites,
+  };
+  verdicts.push(verdict);
+  if (only?.test(request.question)) {
+    console.log(`\n### [${k.group}] ${request.question}  gold: ${k.q.gold.join(' | ')}  [${verdict.gold ? 'gold' : 'NO GOLD'}, ${verdict.cited ? 'cited' : 'NOT CITED'}${verdict.failed.length ? `, ${verdict.failed.join(', ')}` : ''}]`);
+    console.log(`expected: ${k.urls.join(', ')}`);
+    for (const p of request.passages) console.log(`  [${p.ref}]${k.urls.some((w) => decode(p.url ?? '') === decode(w)) ? '*' : ' '} ${p.url}  (${(p.source ?? p.text).length} chars)`);
+    console.log(text);
+  }
+}
+
+const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)} %`.padStart(7);
+const groups = [...new Set(verdicts.map((v) => v.group))];
+console.log(`\n${'set'.padEnd(14)} questions   gold     cited    prose`);
+const row = (name: string, list: Verdict[]) =>
+  console.log(`${name.padEnd(14)} ${String(list.length).padStart(9)} ${pct(list.filter((v) => v.gold).length, list.length)}  ${pct(list.filter((v) => v.cited).length, list.length)}  ${pct(list.filter((v) => v.failed.length === 0).length, list.length)}`);
+for (const g of groups) row(g, verdicts.filter((v) => v.group === g));
+row('express, all', verdicts.filter((v) => v.group.startsWith('express')));
+row('third-party', verdicts.filter((v) => v.group !== 'docs'));
+
+const worst = verdicts.filter((v) => !v.gold || !v.cited || v.failed.length > 0).slice(0, Number(values.worst));
+for (const v of worst) console.log(`\n### [${v.group}] ${v.question}  [${[...v.failed, v.gold ? '' : 'gold missing', v.cited ? '' : 'not cited'].filter(Boolean).join(', ')}]\n${v.text}\ncited: ${v.cites.join(', ')}`);
+
+// What changed since the previous replay.
+const saved = `${values.capture}.verdicts.json`;
+if (existsSync(saved)) {
+  const before = new Map((JSON.parse(readFileSync(saved, 'utf8')) as Verdict[]).map((v) => [v.question, v]));
+  const mark = (v: Verdict | undefined) => (v ? `${v.gold ? 'G' : '-'}${v.cited ? 'C' : '-'}${v.failed.length === 0 ? 'P' : '-'}` : '???');
+  const changed = verdicts.filter((v) => mark(v) !== mark(before.get(v.question)));
+  if (changed.length > 0) console.log(`\nchanged since the previous run (gold, cited, prose):`);
+  for (const v of changed) console.log(`  ${mark(before.get(v.question))} → ${mark(v)}  [${v.group}] ${v.question}`);
+}
+writeFileSync(saved, JSON.stringify(verdicts));
+
