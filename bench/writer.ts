@@ -10,7 +10,8 @@
  *
  *   npm run bench:answers -- --sets docs,vite,express --capture .scratch/writer-passages.jsonl
  *   npm run bench:writer                                  # replay, per set and language
- *   npm run bench:writer -- --worst 20 --only 'strictPort|assets'
+ *   npm run bench:writer -- --worst 20
+ *   npm run bench:writer -- --only 'strictPort|assets dir'   # these answers with their passages and best candidates
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -21,6 +22,7 @@ import { createEmbedder } from '../src/container.js';
 import type { AnswerRequest } from '../src/domain/ports.js';
 import { docEntryUrl, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
+import { selectAnswer, type Candidate } from '../src/providers/llm/extractiveSelect.js';
 import { listFolder } from '../src/sources/folder.js';
 import { jsonl } from './jsonl.js';
 import { headingsOf, proseFailures, type Rule } from './proseRules.js';
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     capture: { type: 'string', default: '.scratch/writer-passages.jsonl' },
     worst: { type: 'string', default: '0' },
     only: { type: 'string' },
+    candidates: { type: 'string', default: '8' },
   },
 });
 
@@ -56,7 +59,8 @@ for (const set of ['vite', 'express'] as const) {
 
 const decode = (u: string) => { try { return decodeURI(u); } catch { return u; } };
 const embedder = await createEmbedder(loadConfig({ ...process.env, LORE_DATA_DIR: '.scratch' }));
-const writer = createExtractiveProvider({ similarity: embeddingSimilarity(embedder) });
+const similarity = embeddingSimilarity(embedder);
+const writer = createExtractiveProvider({ similarity });
 const only = values.only ? new RegExp(values.only, 'i') : null;
 const verdicts: Verdict[] = [];
 const asked = jsonl<Pick<AnswerRequest, 'question' | 'passages'>>(values.capture);
@@ -65,6 +69,8 @@ for (const request of asked) {
   if (!k) continue;
   let text = '';
   for await (const chunk of writer.stream({ ...request, messages: [] }, new AbortController().signal)) if (chunk.type === 'text') text += chunk.delta;
+  let explained: readonly Candidate[] = [];
+  if (only?.test(request.question)) await selectAnswer(request.question, request.passages, { maxSentences: 3, maxChars: 600 }, similarity, (c) => (explained = c));
   const refs = new Set([...text.matchAll(/(?<!\\)\[(\d+)\]/g)].map((m) => Number(m[1])));
   const cites = request.passages.filter((p) => refs.has(p.ref)).map((p) => p.url ?? '');
   const verdict: Verdict = {
@@ -82,6 +88,10 @@ for (const request of asked) {
     console.log(`expected: ${k.urls.join(', ')}`);
     for (const p of request.passages) console.log(`  [${p.ref}]${k.urls.some((w) => decode(p.url ?? '') === decode(w)) ? '*' : ' '} ${p.url}  (${(p.source ?? p.text).length} chars)`);
     console.log(text);
+    console.log('best candidates: score = coverage, heading coverage, cosine (×2) …');
+    for (const c of explained.slice(0, Number(values.candidates))) {
+      console.log(`  ${c.score.toFixed(2)} cov ${c.coverage.toFixed(2)} head ${c.headingCoverage.toFixed(2)} cos ${c.semantic.toFixed(2)} [${c.ref}] ${c.kind}${c.instructs ? ' instructs' : ''}${c.defines ? ' defines' : ''}${c.brings ? ' brings' : ''}: ${c.text.slice(0, 110).replace(/\n/g, ' ')}`);
+    }
   }
 }
 

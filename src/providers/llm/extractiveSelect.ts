@@ -153,6 +153,9 @@ const WIDE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han
 /** Cells that hold nothing ("—" for "no default"). */
 const EMPTY_CELL = /^(?:[-–—]|n\/a|none)?$/i;
 
+/** A quotable unit as it was scored, for a benchmark explaining an answer (`selectAnswer`'s `explain`). */
+export type Candidate = Pick<Unit, 'ref' | 'kind' | 'text' | 'coverage' | 'headingCoverage' | 'semantic' | 'score' | 'instructs' | 'defines' | 'brings'>;
+
 interface Unit {
   ref: number;
   rank: number;
@@ -186,6 +189,8 @@ interface Unit {
   quotable: boolean;
   coverage: number;
   headingCoverage: number;
+  /** Cosine to the question by the embedding model (shortlisted units only; else 0). */
+  semantic: number;
   /** The share of the question's weight each of its terms gives this unit. */
   matched: number[];
   score: number;
@@ -209,6 +214,7 @@ export async function selectAnswer(
   passages: readonly Passage[],
   limits: { maxSentences: number; maxChars: number },
   similarity?: Similarity,
+  explain?: (candidates: readonly Candidate[]) => void,
 ): Promise<Piece[]> {
   const asked = question.split('\n')[0] ?? question;
   const howto = HOWTO_QUESTION.test(asked);
@@ -229,10 +235,12 @@ export async function selectAnswer(
     const shortlist = candidates.filter((u) => u.language === 'en').slice(0, SEMANTIC_CANDIDATES);
     const sims = await similarity(asked, shortlist.map(semanticText));
     shortlist.forEach((u, i) => {
-      u.score += SEMANTIC_WEIGHT * (sims[i] ?? 0);
+      u.semantic = sims[i] ?? 0;
+      u.score += SEMANTIC_WEIGHT * u.semantic;
     });
     candidates.sort(order);
   }
+  explain?.(candidates);
   const best = candidates[0];
   if (!best) return [];
 
@@ -370,6 +378,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     // A unit whose code the passage cuts off ("(`npm run … --seconds" at a chunk's end) would end inside code.
     quotable: quotable && openCodeSpan(text) === -1,
     coverage: 0,
+    semantic: 0,
     headingCoverage: 0,
     matched: [],
     score: 0,
