@@ -11,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { LIMITS } from '../domain/entries.js';
 import { markdownAnchors, markdownSections, sectionTitle, type Anchors } from '../domain/text/sections.js';
 import { htmlToMarkdown } from './html.js';
+import { mdxAsMarkdown } from './mdx.js';
 import type { SourceEntry } from './loreApi.js';
 import { pdfText } from './pdf.js';
 
@@ -174,8 +175,7 @@ export function decode(bytes: Buffer): { text: string; note?: string } | { skipp
 
 /**
  * A Markdown or MDX document: its title (front matter `title`, else its first `# ` heading)
- * and its text without the front matter; for MDX also without ESM lines and JSX tags (their
- * text content stays), outside code fences.
+ * and its text without the front matter; MDX as the Markdown its rendered page shows (./mdx.ts).
  */
 export function markdownDocument(source: string, mdx: boolean): { title: string | null; text: string } {
   let text = source.replace(/\r\n?/g, '\n');
@@ -190,27 +190,9 @@ export function markdownDocument(source: string, mdx: boolean): { title: string 
       // Front matter that is not YAML is left out all the same.
     }
   }
-  if (mdx) text = stripMdx(text);
+  if (mdx) text = mdxAsMarkdown(text);
   title ??= /^#[ \t]+(.+?)[ \t#]*$/m.exec(outsideFences(text))?.[1]?.trim() ?? null;
   return { title, text };
-}
-
-/** MDX without its ESM lines and JSX tags, code fences untouched. */
-function stripMdx(text: string): string {
-  let fence: string | null = null;
-  return text
-    .split('\n')
-    .map((line) => {
-      const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
-      if (marker && (fence === null || marker.startsWith(fence))) {
-        fence = fence === null ? marker : null;
-        return line;
-      }
-      if (fence !== null) return line;
-      if (/^(?:import|export)\s/.test(line)) return '';
-      return line.replace(/<\/?[A-Z][\w.]*(?:\s[^<>]*?)?\/?>/g, '');
-    })
-    .join('\n');
 }
 
 /** The text with fenced code blocks blanked (so a `# comment` in code is not a heading). */
