@@ -465,5 +465,18 @@ describe('extractive answers on Markdown documentation', () => {
     const text = await ask('How do I read the first row?', doc);
     assert.ok(text.includes('const first = rows[1]; // [2]'), text);
   });
+
+  it('leads what it quotes from a reference section with the name and its type and default, and finds an identifier by its words', async () => {
+    const port = '## server.port\n\n- **Type:** `number`\n- **Default:** `5173`\n- **Related:** [server.host](./server-options#server-host)\n\nSpecify server port.';
+    const strict = '## server.strictPort\n\n- **Type:** `boolean`\n\nSet to `true` to exit if port is already in use, instead of automatically trying the next available port.';
+    const other = '## Proxy\n\nRequests can be proxied to another origin.';
+    assert.equal(await ask('What is the default server port?', port, other), '`server.port` (type: `number`; default: `5173`): Specify server port [1].');
+    const text = await ask('Which option makes the strict port check?', other, strict);
+    assert.ok(text.startsWith('`server.strictPort` (type: `boolean`): Set to `true` to exit'), text);
+    // A union type is left out of the lead (its pipes would read as a table); the heading of a guide section leads nothing.
+    const union = await ask('What is the limit?', '## build.limit\n\n- **Type:** `number` | `string`\n- **Default:** `4096`\n\nThe limit in bytes.');
+    assert.equal(union, '`build.limit` (default: `4096`): The limit in bytes [1].');
+    assert.equal(await ask('Can requests be proxied?', other), 'Requests can be proxied to another origin [1].');
+  });
 });
 

@@ -150,6 +150,17 @@ const OUTLINE_LEAD_CHARS = 150;
 const YESNO_QUESTION = /^\s*(?:can|could|does|do|is|are|will|should|must|may)\s+(?!\S+\s+(?:mean|stand)\b)/i;
 const DIGIT = /\p{Nd}/u;
 const WIDE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+/**
+ * A heading that names an API or an option (`server.port`, `res.cookie(name, value)`, a heading
+ * in code): its section is that thing's reference, and what is quoted from it is led by the name.
+ */
+const REFERENCE_HEADING = /^(?:`[^`\n]+`|[\w$@-]+(?:[.#:][\w$@-]+)+(?:\(.*\))?|[\w$@.-]+\(.*\))$/u;
+/** An item of a reference section's field list ("**Type:** `number`", "**Default**: `5173`"). */
+const FIELD_ITEM = /^\*\*([^*]{1,30}?)(?::\*\*|\*\*:)\s*(\S.{0,100})$/;
+/** The fields a lead names (the others, "Related:", "See also:", are not facts of the thing). */
+const LEAD_FIELDS = /^(?:type|default|default value)$/i;
+/** An identifier in camel case (`assetsInlineLimit`, `strictPort`). */
+const CAMEL_CASE = /\b\p{Ll}+(?:\p{Lu}\p{Ll}+)+\b/gu;
 /** Cells that hold nothing ("—" for "no default"). */
 const EMPTY_CELL = /^(?:[-–—]|n\/a|none)?$/i;
 
@@ -186,6 +197,11 @@ interface Unit {
   trail: string[];
   /** The start of the code block the unit introduces, if any. */
   codeStart: string;
+  /**
+   * For a unit of a reference section (REFERENCE_HEADING): the name in code and its fields
+   * ("`server.port` (type: `number`; default: `5173`)"), quoted before the first of its units.
+   */
+  lead: string;
   quotable: boolean;
   coverage: number;
   headingCoverage: number;
@@ -354,7 +370,12 @@ function semanticText(u: Unit): string {
 function unitsOf(passage: Passage, rank: number, blocks: Block[], language: string): Unit[] {
   const out: Unit[] = [];
   // A link's words are its text: its URL ("https://vite.dev/…") says nothing the reader sees.
-  const terms = (text: string) => new Set(analyze(linkTexts(text), language).terms);
+  // An identifier's words count too: "inline" finds `assetsInlineLimit`, "strict port" `strictPort`.
+  const terms = (text: string) => {
+    const plain = linkTexts(text);
+    const words = plain.match(CAMEL_CASE)?.map((w) => w.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')) ?? [];
+    return new Set(analyze(words.length > 0 ? `${plain} ${words.join(' ')}` : plain, language).terms);
+  };
   const headings: { depth: number; text: string }[] = [];
   const unit = (block: number, kind: Unit['kind'], text: string, quotable: boolean, code = new Set<string>(), step = false, item = -1, codeStart = ''): Unit => ({
     ref: passage.ref,
@@ -375,6 +396,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     context: headings[headings.length - 1]?.text ?? passage.title ?? '',
     trail: headings.map((h) => h.text),
     codeStart,
+    lead: '',
     // A unit whose code the passage cuts off ("(`npm run … --seconds" at a chunk's end) would end inside code.
     quotable: quotable && openCodeSpan(text) === -1,
     coverage: 0,
@@ -383,11 +405,15 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     matched: [],
     score: 0,
   });
+  // The lead of the section being read ('' outside reference sections).
+  let lead = '';
   blocks.forEach((block, b) => {
+    const from = out.length;
     switch (block.kind) {
       case 'heading':
         while (headings.length > 0 && headings[headings.length - 1]!.depth >= block.depth) headings.pop();
         headings.push(block);
+        lead = referenceName(block.text);
         break;
       case 'prose': {
         const next = blocks[b + 1];
@@ -401,6 +427,13 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         break;
       }
       case 'list':
+        if (lead !== '' && blocks[b - 1]?.kind === 'heading' && block.items.every((it) => FIELD_ITEM.test(it.text))) {
+          // The reference's fields lead what is quoted from its section instead of being quoted alone.
+          // A type that is a union or a signature ("`number` | `((filePath…`") says more than a lead can carry.
+          const fields = block.items.map((it) => FIELD_ITEM.exec(it.text)!).filter((m) => LEAD_FIELDS.test(m[1]!.trim()) && !/\s\|\s/.test(m[2]!));
+          if (fields.length > 0) lead += ` (${fields.map((m) => `${m[1]!.trim().toLowerCase()}: ${m[2]!.trim()}`).join('; ')})`;
+          break;
+        }
         block.items.forEach((item, k) => {
           // An item of several sentences ("**Retrieve**: the hybrid search … . Each entry …") is prose.
           const sentences = splitSentences(item.text, language);
@@ -427,8 +460,23 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
       case 'code':
         break;
     }
+    if (lead === '') return;
+    const leadTerms = terms(lead);
+    for (const u of out.slice(from)) {
+      u.lead = lead;
+      u.code = new Set([...u.code, ...leadTerms]);
+    }
   });
   return out;
+}
+
+/** The name a reference heading gives (in code), or '' for any other heading. */
+function referenceName(heading: string): string {
+  // Renderer components in a heading (`optimizeDeps.include <NonInheritBadge />`) are not its name.
+  const text = heading.replace(/<\/?[A-Za-z][^<>]*>/g, '').trim();
+  if (!REFERENCE_HEADING.test(text)) return '';
+  const name = text.replace(/^`|`$/g, '');
+  return name.includes('`') ? '' : `\`${name}\``;
 }
 
 /**
@@ -553,6 +601,8 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     }
     const sentences = group.map((g) => (g.text.length > maxChars ? truncate(g.text, maxChars) : g.text));
     sentences[0] = capitalise(sentences[0]!); // a list item's sentence may start in lower case
+    // The first words quoted from a reference section name what they are about.
+    if (u.lead !== '' && !out.some((p) => p.ref === u.ref)) sentences[0] = `${u.lead}: ${sentences[0]}`;
     const last = sentences[sentences.length - 1]!;
     const lastOfBlock = block.kind === 'prose' && block.sentences[block.sentences.length - 1] === group[group.length - 1]!.text;
     const next = lastOfBlock ? blocks[u.block + 1] : undefined;
