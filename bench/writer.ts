@@ -11,6 +11,7 @@
  *   npm run bench:answers -- --sets docs,vite,express --capture .scratch/writer-passages.jsonl
  *   npm run bench:writer                                  # replay, per set and language
  *   npm run bench:writer -- --worst 20
+ *   npm run bench:writer -- --oracle     # the gold passages alone: the choice within a section
  *   npm run bench:writer -- --only 'strictPort|assets dir'   # these answers with their passages and best candidates
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,11 +35,12 @@ const { values } = parseArgs({
     worst: { type: 'string', default: '0' },
     only: { type: 'string' },
     candidates: { type: 'string', default: '8' },
+    oracle: { type: 'boolean', default: false },
   },
 });
 
 interface Known { q: DocsQuestion; group: string; lang: string; urls: string[]; headings: Set<string> }
-interface Verdict { group: string; question: string; gold: boolean; cited: boolean; failed: Rule[]; text: string; cites: string[] }
+interface Verdict { group: string; question: string; gold: boolean; cited: boolean; failed: Rule[]; text: string; cites: string[]; goldAt: number }
 
 const known = new Map<string, Known>();
 const docsHeadings = new Set<string>();
@@ -67,6 +69,11 @@ const asked = jsonl<Pick<AnswerRequest, 'question' | 'passages'>>(values.capture
 for (const request of asked) {
   const k = known.get(request.question);
   if (!k) continue;
+  // --oracle: the gold passages alone (when given), to measure the choice within a section apart from the choice of section.
+  if (values.oracle) {
+    const gold = request.passages.filter((p) => k.urls.some((w) => decode(p.url ?? '') === decode(w)));
+    if (gold.length > 0) request.passages = gold;
+  }
   let text = '';
   for await (const chunk of writer.stream({ ...request, messages: [] }, new AbortController().signal)) if (chunk.type === 'text') text += chunk.delta;
   let explained: readonly Candidate[] = [];
@@ -81,6 +88,7 @@ for (const request of asked) {
     failed: proseFailures(text, k.headings),
     text,
     cites,
+    goldAt: request.passages.findIndex((p) => k.urls.some((w) => decode(p.url ?? '') === decode(w))) + 1,
   };
   verdicts.push(verdict);
   if (only?.test(request.question)) {
@@ -103,6 +111,14 @@ const row = (name: string, list: Verdict[]) =>
 for (const g of groups) row(g, verdicts.filter((v) => v.group === g));
 row('express, all', verdicts.filter((v) => v.group.startsWith('express')));
 row('third-party', verdicts.filter((v) => v.group !== 'docs'));
+
+// Where the misses come from: the gold section not among the passages, among them but not
+// cited (the writer chose another passage), or cited without the gold string (another part of it).
+console.log(`\nmisses (third-party sets): gold passage given at rank 1 / 2–6 / not given; of those given: another passage cited, or the gold one cited without the gold string`);
+const third = verdicts.filter((v) => v.group !== 'docs');
+const given = third.filter((v) => v.goldAt > 0);
+console.log(`  given at 1: ${third.filter((v) => v.goldAt === 1).length}, at 2–6: ${third.filter((v) => v.goldAt > 1).length}, not given: ${third.filter((v) => v.goldAt === 0).length}`);
+console.log(`  given, not cited: ${given.filter((v) => !v.cited).length} (${given.filter((v) => !v.cited && v.goldAt === 1).length} of them at rank 1); cited without the gold string: ${given.filter((v) => v.cited && !v.gold).length}; not given yet gold: ${third.filter((v) => v.goldAt === 0 && v.gold).length}`);
 
 const worst = verdicts.filter((v) => !v.gold || !v.cited || v.failed.length > 0).slice(0, Number(values.worst));
 for (const v of worst) console.log(`\n### [${v.group}] ${v.question}  [${[...v.failed, v.gold ? '' : 'gold missing', v.cited ? '' : 'not cited'].filter(Boolean).join(', ')}]\n${v.text}\ncited: ${v.cites.join(', ')}`);

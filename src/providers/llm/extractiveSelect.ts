@@ -247,7 +247,7 @@ export async function selectAnswer(
   score(question, asked, units);
   const order = (a: Unit, b: Unit) => b.score - a.score || a.rank - b.rank || a.order - b.order;
   const candidates = units.filter((u) => u.quotable).sort(order);
-  if (similarity && candidates.length > 1 && candidates.some((u) => u.language === 'en')) {
+  if (similarity && candidates.length > 1 && candidates.some((u) => u.language === 'en') && questionLanguage(asked, units) === 'en') {
     const shortlist = candidates.filter((u) => u.language === 'en').slice(0, SEMANTIC_CANDIDATES);
     const sims = await similarity(asked, shortlist.map(semanticText));
     shortlist.forEach((u, i) => {
@@ -364,6 +364,18 @@ function withSections(out: Piece[], chosen: readonly Unit[]): Piece[] {
 function semanticText(u: Unit): string {
   const text = u.codeStart ? `${linkTexts(u.text)}\n${u.codeStart}` : linkTexts(u.text);
   return u.context ? `${u.context}: ${text}` : text;
+}
+
+/**
+ * The language of the question; a question too short to tell ("postgres setup?", "Wie rendere ich
+ * einfaches HTML?") is taken to be in the language most of the passages' units are in.
+ */
+function questionLanguage(asked: string, units: readonly Unit[]): string {
+  const detected = detectLanguage(asked);
+  if (detected !== 'und') return detected;
+  const counts = new Map<string, number>();
+  for (const u of units) counts.set(u.language, (counts.get(u.language) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'und';
 }
 
 /** The quotable units of a passage's blocks, with the headings above them. */
