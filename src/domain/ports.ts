@@ -250,10 +250,8 @@ export interface AnswerRequest {
    * `prior`: how much more the passage is worth for a reason its words do not show (the
    * visitor is reading it: 0.04–0.2), for providers that weigh passages themselves. `url`
    * links the passage's section when its page names one (see AnswerChunk `section`).
-   * `relevance`: how similar search found the passage to the question, in [0, 1] (its hit's
-   * `similarity`), for providers that weigh passages themselves.
    */
-  passages: { ref: number; title: string | null; url: string | null; text: string; source?: string; prior?: number; relevance?: number }[];
+  passages: { ref: number; title: string | null; url: string | null; text: string; source?: string; prior?: number }[];
   /** Preferred response language (BCP 47), when known. */
   locale?: string;
   /** Upper bound on generated tokens; default 1024. */

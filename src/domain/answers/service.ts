@@ -276,7 +276,6 @@ function promptPassages(passages: readonly Passage[], page?: PageContext) {
     url: entryUrl(p.hit, p.headings) || null,
     text: p.text,
     source: p.hit.raw_text,
-    relevance: p.hit.score_breakdown.similarity,
     ...(page && { prior: pageBonus(page, p.hit.source_url) }),
   }));
 }

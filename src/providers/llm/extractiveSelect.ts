@@ -48,8 +48,6 @@ export interface Passage {
   source?: string;
   /** Added to the score of each of its units: the visitor is reading this passage (AnswerRequest). */
   prior?: number;
-  /** How similar search found the passage to the question, in [0, 1] (AnswerRequest). */
-  relevance?: number;
 }
 
 /**
@@ -188,8 +186,6 @@ interface Unit {
   rank: number;
   /** The passage's prior (Passage.prior). */
   prior: number;
-  /** How far below the best passage search found this one (≤ 0; 0 when search said nothing). */
-  behind: number;
   /** Position in the passage, over all its units. */
   order: number;
   block: number;
@@ -262,8 +258,6 @@ export async function selectAnswer(
     read.push({ ref: passage.ref, blocks });
     units.push(...unitsOf(passage, rank, blocks, language));
   });
-  const top = Math.max(...passages.map((p) => p.relevance ?? -Infinity));
-  if (top > -Infinity) for (const u of units) u.behind = (passages[u.rank]!.relevance ?? top) - top;
   score(question, asked, units);
   const order = (a: Unit, b: Unit) => b.score - a.score || a.rank - b.rank || a.order - b.order;
   const candidates = units.filter((u) => u.quotable).sort(order);
@@ -413,7 +407,6 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     ref: passage.ref,
     rank,
     prior: passage.prior ?? 0,
-    behind: 0,
     order: out.length,
     block,
     item,
@@ -574,7 +567,6 @@ function score(question: string, asked: string, units: Unit[]): void {
       HEADING_SHARE * u.headingCoverage +
       (RANK_BONUS[u.rank] ?? 0) +
       u.prior +
-      Number(process.env.RELW ?? 0) * u.behind +
       (numeric && u.coverage > 0 && DIGIT.test(u.text) ? NUMERIC_BONUS : 0) +
       (u.defines ? DEFINITION_BONUS : 0) -
       lengthPenalty(u.text);
