@@ -70,6 +70,7 @@ for (const request of asked) {
   const k = known.get(request.question);
   if (!k) continue;
   // --oracle: the gold passages alone (when given), to measure the choice within a section apart from the choice of section.
+  if (process.env.TOPK) request.passages = request.passages.slice(0, Number(process.env.TOPK));
   if (values.oracle) {
     const gold = request.passages.filter((p) => k.urls.some((w) => decode(p.url ?? '') === decode(w)));
     if (gold.length > 0) request.passages = gold;

@@ -121,6 +121,9 @@ const PREFIX_CREDIT = 0.6;
 const MAX_CODE_LINES = 24;
 const MAX_CODE_CHARS = 1200;
 const MAX_ITEMS = 8;
+/** Two blocks may come in one answer when each has at most this many lines (items, rows) and characters. */
+const SMALL_LINES = 5;
+const SMALL_CHARS = 300;
 const MAX_ITEM_CHARS = 900;
 /**
  * Entries up to this long are read whole instead of their best chunk: a chunk may start in
@@ -448,6 +451,9 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
           const last = i === block.sentences.length - 1;
           const u = unit(b, 'sentence', s, !(i === 0 && block.fragment), last ? code : undefined, false, -1, last && next?.kind === 'code' ? next.text.slice(0, SEMANTIC_CODE_CHARS) : '');
           u.brings = last && /:$/.test(s) && (next?.kind === 'code' || next?.kind === 'list' || next?.kind === 'table');
+          // A sentence introducing what the page renders and the text does not hold ("… versions are:"
+          // before a component) says nothing by itself.
+          if (last && /:$/.test(s) && !u.brings) u.quotable = false;
           out.push(u);
         });
         break;
@@ -582,8 +588,10 @@ function score(question: string, asked: string, units: Unit[]): void {
  */
 function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Unit | null, maxChars: number, relevance: (text: string) => number): Piece[] {
   const out: Piece[] = [];
-  // One block per answer: a second would bury the first.
-  let brought = false;
+  // One block per answer: a second would bury the first — unless both are small (two short
+  // commands: "install it with: … To install it without saving: …").
+  let brought: Block | null = null;
+  const mayBring = (block: Block) => brought === null || (small(brought) && small(block));
   const blocksOf = (ref: number) => read.find((r) => r.ref === ref)!.blocks;
   const attached = new Set<string>();
   const introducesCode = (u: Unit) => {
@@ -605,17 +613,17 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     if (block.kind === 'list' && group.includes(howtoAnchor!) && block.ordered && fits(block)) {
       out.push({ kind: 'items', ref: u.ref, items: block.items.map((it) => capitalise(it.text)), ordered: true, cited: true });
       attached.add(`${u.ref}:${u.block}`);
-      brought = true;
+      brought = block;
       continue;
     }
     // An item that brings is one introducing nested items (unitsOf).
-    if (u.kind === 'item' && u.brings && group.length === 1 && !brought && block.kind === 'list') {
+    if (u.kind === 'item' && u.brings && group.length === 1 && brought === null && block.kind === 'list') {
       const children = childItems(block, u.item);
       out.push({ kind: 'sentences', ref: u.ref, sentences: [capitalise(u.text)] });
       const whole = itemsFit(children);
       out.push({ kind: 'items', ref: u.ref, items: children.map((c) => (whole ? capitalise(c) : lead(c, u.language))), ordered: false, cited: false });
       for (let k = u.item + 1; k < block.items.length && block.items[k]!.depth > block.items[u.item]!.depth; k++) attached.add(`${u.ref}:${u.block}:${k}`);
-      brought = true;
+      brought = block;
       continue;
     }
     if (u.kind !== 'sentence') {
@@ -633,11 +641,11 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     const next = lastOfBlock ? blocks[u.block + 1] : undefined;
     const introduces = /:$/.test(last);
     const wanted = next && (introduces || (howtoAnchor !== null && next.kind === 'code' && (anchorBrings ? group.includes(howtoAnchor) : group[group.length - 1]!.coverage >= HOWTO_MIN_COVERAGE))) && next.kind !== 'heading' && next.kind !== 'prose';
-    if (wanted && !brought && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
+    if (wanted && mayBring(next) && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
       out.push({ kind: 'sentences', ref: u.ref, sentences });
       out.push(blockPiece(u.ref, next, relevance));
       attached.add(`${u.ref}:${u.block + 1}`);
-      brought = true;
+      brought = next;
       continue;
     }
     if (introduces) sentences[sentences.length - 1] = last.replace(/\s*:$/, '.');
@@ -655,6 +663,14 @@ function childItems(block: Block & { kind: 'list' }, k: number): string[] {
     if (item.depth === depth + 1) out.push(item.text);
   }
   return out;
+}
+
+/** A block short enough to sit beside another in one answer: a command or two, a few items or rows. */
+function small(block: Block): boolean {
+  if (block.kind === 'code') return block.text.split('\n').length <= SMALL_LINES && block.text.length <= SMALL_CHARS;
+  if (block.kind === 'list') return block.items.length <= SMALL_LINES && block.items.reduce((n, it) => n + it.text.length, 0) <= SMALL_CHARS;
+  if (block.kind === 'table') return block.rows.length <= SMALL_LINES;
+  return false;
 }
 
 /** Whether items are few and short enough to bring whole. */
