@@ -114,8 +114,8 @@ const SEMANTIC_WEIGHT = 2;
 const SEMANTIC_CODE_CHARS = 400;
 const MAX_SOURCES = 2;
 /**
- * A best sentence shorter than this (as read) is followed by the next ones of its paragraph
- * until the answer is this long (bench:writer third-party gold 68.6 → 69.0 %; 120 and 160 lost
+ * A best sentence shorter than this (as read) is joined by the sentences around it in its
+ * paragraph until the answer is this long (bench:writer third-party gold 68.6 → 69.0 %; 120 and 160 lost
  * citations).
  */
 const SHORT_ANSWER_CHARS = 80;
@@ -290,13 +290,23 @@ export async function selectAnswer(
 
   const chosen: Unit[] = [best];
   let used = citedLength(best);
-  // A short best sentence rarely says all: the next ones of its paragraph come before anything else
-  // ("There's no need to render HTML with res.render(). If you have a specific file, use res.sendFile().").
+  // A short best sentence rarely says all: its paragraph's sentences around it (the better of the
+  // one before and the one after, each time) come before anything else ("There's no need to
+  // render HTML with res.render(). If you have a specific file, use res.sendFile().").
   if (best.kind === 'sentence' && !best.brings) {
+    const at = units.indexOf(best);
+    const joins = (u: Unit | undefined): u is Unit =>
+      u !== undefined && u.rank === best.rank && u.block === best.block && u.item === best.item && u.kind === 'sentence' && u.quotable && used + citedLength(u) <= limits.maxChars;
+    let before = at - 1;
+    let after = at + 1;
     let read = readLength(best.text);
-    for (let k = units.indexOf(best) + 1; k < units.length && read < SHORT_ANSWER_CHARS && chosen.length < limits.maxSentences; k++) {
-      const u = units[k]!;
-      if (u.rank !== best.rank || u.block !== best.block || u.item !== best.item || u.kind !== 'sentence' || !u.quotable || used + citedLength(u) > limits.maxChars) break;
+    while (read < SHORT_ANSWER_CHARS && chosen.length < limits.maxSentences) {
+      const previous = joins(units[before]) && !units[before]!.brings ? units[before] : undefined;
+      const next = joins(units[after]) ? units[after] : undefined;
+      const u = previous && (!next || previous.score > next.score) ? previous : next;
+      if (!u) break;
+      if (u === previous) before--;
+      else after++;
       chosen.push(u);
       used += citedLength(u);
       read += readLength(u.text);
