@@ -11,7 +11,7 @@
  *   citation (`[n] X`) starts with a lower-case letter or with punctuation other than an
  *   opening quote or bracket, a backtick, `*`, `_` or `~` (`/.lore` and `and XQuAD` fail), or
  *   with an emphasis marker that closes (`** The union`).
- * - `dangling-colon`: outside code, a line ends with a colon (citations after or before it
+ * - `dangling-colon`: outside code, a line ends with a colon, ASCII or full-width (citations after or before it
  *   ignored) and the next non-blank line starts no code fence, list item or table.
  * - `heading-as-sentence`: a sentence of the answer (split at citations and sentence ends,
  *   Markdown and punctuation removed, case and spaces folded) equals a heading of the docs.
@@ -109,7 +109,7 @@ export function proseFailures(answer: string, headings: ReadonlySet<string>): Ru
     if (LINK_SYNTAX.test(plain.replace(ABSOLUTE_LINK, 'link')) || starts.some((start) => BARE_ANCHOR_START.test(start))) failed.add('link-fragment');
     if (HTML_TAG.test(plain) || HTML_ENTITY.test(plain)) failed.add('html');
     if (ESM_LINE.test(plain) || JSX_TAG.test(plain) || MDX_EXPRESSION.test(plain) || CONTAINER.test(plain)) failed.add('mdx-syntax');
-    if (/:\s*$/.test(text.replace(CITATION, '').trimEnd())) {
+    if (/[:：]\s*$/.test(text.replace(CITATION, '').trimEnd())) {
       const next = lines.slice(index + 1).find((l) => l.trim() !== '');
       if (!next || !(FENCE.test(next) || LIST_ITEM.test(next) || TABLE_LINE.test(next))) failed.add('dangling-colon');
     }

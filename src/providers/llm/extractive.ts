@@ -22,7 +22,7 @@ export interface ExtractiveProviderOptions {
 
 /** Word-like pieces per streamed delta: small enough that a UI sees the text flow. */
 const WORDS_PER_DELTA = 3;
-const TERMINAL = /[.!?。！？।॥؟:]+$/u;
+const TERMINAL = /[.!?。！？।॥؟:：]+$/u;
 const CITATION = /(\s*\[\d+\][.!?。！？।॥؟]*)/u;
 // Chinese and Japanese (and their full-width punctuation) take no space before a citation or
 // between sentences; closing/opening quotes and brackets do not change that.

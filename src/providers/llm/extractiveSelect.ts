@@ -182,6 +182,8 @@ const REFERENCE_HEADING = /^(?:`[^`\n]+`|[\w$@-]+(?:[.#:][\w$@-]+)+(?:\(.*\))?|[
 const FIELD_ITEM = /^\*\*([^*]{1,30}?)(?::\*\*|\*\*:)\s*(\S.{0,100})$/;
 /** The fields a lead names (the others, "Related:", "See also:", are not facts of the thing). */
 const LEAD_FIELDS = /^(?:type|default|default value)$/i;
+/** A sentence's closing colon, ASCII or full-width (Chinese, Japanese): it introduces what follows. */
+const COLON_END = /[:：]$/u;
 /** An identifier in camel case (`assetsInlineLimit`, `strictPort`). */
 const CAMEL_CASE = /\b\p{Ll}+(?:\p{Lu}\p{Ll}+)+\b/gu;
 /** Cells that hold nothing ("—" for "no default"). */
@@ -356,7 +358,7 @@ function enumeration(best: Unit, read: readonly Read[]): Piece[] | null {
   const blocks = read.find((r) => r.ref === best.ref)!.blocks;
   // The best unit is in the list, or is the sentence that introduces it.
   const own = blocks[best.block];
-  const introduces = own?.kind === 'prose' && own.sentences[own.sentences.length - 1] === best.text && /:$/.test(best.text);
+  const introduces = own?.kind === 'prose' && own.sentences[own.sentences.length - 1] === best.text && COLON_END.test(best.text);
   const at = introduces ? best.block + 1 : best.block;
   const block = blocks[at];
   if (block?.kind !== 'list') return null;
@@ -365,7 +367,7 @@ function enumeration(best: Unit, read: readonly Read[]): Piece[] | null {
   const out: Piece[] = [];
   const before = blocks[at - 1];
   const intro = before?.kind === 'prose' ? before.sentences[before.sentences.length - 1]! : '';
-  if (/:$/.test(intro) && !(before?.kind === 'prose' && before.fragment && before.sentences.length === 1)) {
+  if (COLON_END.test(intro) && !(before?.kind === 'prose' && before.fragment && before.sentences.length === 1)) {
     out.push({ kind: 'sentences', ref: best.ref, sentences: [capitalise(intro)] });
   }
   const items = fits(block) ? top.map((it) => capitalise(it.text)) : top.slice(0, OUTLINE_ITEMS).map((it) => lead(it.text, best.language));
@@ -479,10 +481,10 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         block.sentences.forEach((s, i) => {
           const last = i === block.sentences.length - 1;
           const u = unit(b, 'sentence', s, !(i === 0 && block.fragment), last ? code : undefined, false, -1, last && next?.kind === 'code' ? next.text.slice(0, SEMANTIC_CODE_CHARS) : '');
-          u.brings = last && /:$/.test(s) && (next?.kind === 'code' || next?.kind === 'list' || next?.kind === 'table');
+          u.brings = last && COLON_END.test(s) && (next?.kind === 'code' || next?.kind === 'list' || next?.kind === 'table');
           // A sentence introducing what the page renders and the text does not hold ("… versions are:"
           // before a component) says nothing by itself.
-          if (last && /:$/.test(s) && !u.brings) u.quotable = false;
+          if (last && COLON_END.test(s) && !u.brings) u.quotable = false;
           out.push(u);
         });
         break;
@@ -501,7 +503,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
           if (sentences.length < 2) {
             const u = unit(b, 'item', item.text, true, undefined, block.ordered, k);
             // An item that introduces nested ones ("Calibration into `similarity`:") says what they say, as a sentence its code block.
-            const children = /:$/.test(item.text) ? childItems(block, k) : [];
+            const children = COLON_END.test(item.text) ? childItems(block, k) : [];
             if (children.length > 0) {
               u.code = terms(children.join(' \n '));
               u.codeStart = children.join('\n').slice(0, SEMANTIC_CODE_CHARS);
@@ -668,7 +670,7 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     const last = sentences[sentences.length - 1]!;
     const lastOfBlock = block.kind === 'prose' && block.sentences[block.sentences.length - 1] === group[group.length - 1]!.text;
     const next = lastOfBlock ? blocks[u.block + 1] : undefined;
-    const introduces = /:$/.test(last);
+    const introduces = COLON_END.test(last);
     const wanted = next && (introduces || (howtoAnchor !== null && next.kind === 'code' && (anchorBrings ? group.includes(howtoAnchor) : group[group.length - 1]!.coverage >= HOWTO_MIN_COVERAGE))) && next.kind !== 'heading' && next.kind !== 'prose';
     if (wanted && mayBring(next) && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
       out.push({ kind: 'sentences', ref: u.ref, sentences });
@@ -677,7 +679,7 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
       brought = next;
       continue;
     }
-    if (introduces) sentences[sentences.length - 1] = last.replace(/\s*:$/, '.');
+    if (introduces) sentences[sentences.length - 1] = fullStop(last);
     out.push({ kind: 'sentences', ref: u.ref, sentences });
   }
   return out;
@@ -738,10 +740,15 @@ function codeExcerpt(code: string, relevance?: (part: string) => number): string
   return parts.reduce((best, part) => (relevance(part) > relevance(best) ? part : best));
 }
 
+/** A closing colon as a full stop: "." or, after a full-width colon, "。". */
+function fullStop(text: string): string {
+  return text.replace(/\s*:$/, '.').replace(/：$/, '。');
+}
+
 /** A row or item quoted as a sentence: cut when too long, closed with a full stop. */
 function statement(text: string, maxChars: number): string {
   const cut = text.length > maxChars ? truncate(text, maxChars) : text;
-  return /[.!?。！？…:]$/u.test(cut) ? cut.replace(/:$/, '.') : `${cut}.`;
+  return /[.!?。！？…:：]$/u.test(cut) ? fullStop(cut) : `${cut}.`;
 }
 
 /**
