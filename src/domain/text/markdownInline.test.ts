@@ -22,6 +22,11 @@ describe('inlineText', () => {
     assert.equal(inlineText('mail [us](mailto:a@b.c)', VITE), 'mail us');
   });
 
+  it("drops the target of a link whose '[' the author left out, never one in code or in a whole link", () => {
+    assert.equal(inlineText('Express 5.x](/api) needs Node.js 18'), 'Express 5.x needs Node.js 18');
+    assert.equal(inlineText('see `a](b)` and [the API](https://expressjs.com/api)'), 'see `a](b)` and [the API](https://expressjs.com/api)');
+  });
+
   it('reads reference links as text, autolinks as their URL, and drops images', () => {
     assert.equal(inlineText('See [the guide][guide] and <https://example.com/x>.'), 'See the guide and https://example.com/x.');
     assert.equal(inlineText('![Vite logo](/logo.svg)Vite is fast [![badge](https://x.y/b.svg)](https://x.y)'), 'Vite is fast ');

@@ -165,7 +165,16 @@ export function inlineText(text: string, base?: string | null): string {
     return decodeEntities(g.entity ?? whole);
   });
   // Tags left outside code were written as entities (`&lt;div&gt;`): markup named in text, shown as code.
-  return out.replace(NAMED_TAG, (whole, code?: string) => (code !== undefined ? whole : `\`${whole}\``));
+  return withoutStrayLinkTails(out.replace(NAMED_TAG, (whole, code?: string) => (code !== undefined ? whole : `\`${whole}\``)));
+}
+
+/** A link's `](target)` whose `[` the author left out ("Express 5.x](/api)"), outside code and whole links: the target goes. */
+function withoutStrayLinkTails(text: string): string {
+  if (!text.includes('](')) return text;
+  const kept: [number, number][] = [];
+  for (const m of text.matchAll(/(`+)[^`][\s\S]*?\1(?!`)/g)) kept.push([m.index, m.index + m[0].length]);
+  for (const m of text.matchAll(MARKDOWN_LINK)) kept.push([m.index, m.index + m[0].length]);
+  return text.replace(/\]\([^()\s]*\)/g, (tail, at: number) => (kept.some(([from, to]) => at >= from && at < to) ? tail : ''));
 }
 
 /** Tags that separate words (`<br>`, `</p>`, `<td>`); other tags wrap them (`<span>`, `<a>`). */

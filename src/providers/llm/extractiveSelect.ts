@@ -802,6 +802,9 @@ function lengthPenalty(markdown: string): number {
 }
 
 function similar(a: Set<string>, b: Set<string>): boolean {
+  // Parallel facts differ in their numbers ("Express 4.x needs Node.js 0.10", "Express 5.x needs Node.js 18"): not repeats.
+  const numbers = (terms: Set<string>) => [...terms].filter((t) => DIGIT.test(t)).sort().join(' ');
+  if (numbers(a) !== numbers(b)) return false;
   let shared = 0;
   for (const t of a) if (b.has(t)) shared++;
   const union = a.size + b.size - shared;
