@@ -71,6 +71,10 @@ describe('markdownStructure', () => {
     );
   });
 
+  it('drops VitePress snippet imports: the file they render is not in the text', () => {
+    assert.equal(markdownStructure('Here is a workflow:\n\n<<< ./deploy.yaml#content [deploy.yml]\n\nDone.'), 'Here is a workflow:\n\n\n\nDone.');
+  });
+
   it('leaves code fences alone, and a label goes when no text follows', () => {
     const md = ['```js', "import express from 'express'", ':::', '```', '::: tip', '```sh', 'npm i', '```', ':::'].join('\n');
     assert.equal(markdownStructure(md), ['```js', "import express from 'express'", ':::', '```', '', '```sh', 'npm i', '```', ''].join('\n'));

@@ -19,12 +19,14 @@ const ALERT = /^(\s*>\s*)\[!(\w+)\]\s*$/;
 const CALLOUT_TAG = /^\s*<(?:Alert|Callout|Admonition|Aside)\b[^<>]*?\btype=["'](\w+)["'][^<>]*>\s*$/;
 /** An MDX parameter component on its own line (`<Param name="limit" type="Number" default='"100kb"'>`). */
 const PARAM_TAG = /^\s*<(?:Param|Property|Prop|Option)\b([^<>]*)>\s*$/;
+/** A VitePress snippet import (`<<< ./example.yaml#content [deploy.yml]`): a file the page renders, not text. */
+const SNIPPET_IMPORT = /^\s*<<<\s+\S/;
 /** Containers that carry no label of their own. */
 const UNLABELLED = new Set(['code-group', 'raw', 'v-pre']);
 
 /**
- * `markdown` with its renderer's block syntax rewritten outside code fences: MDX ESM lines
- * dropped; a container (`::: tip Title` … `:::`), a GitHub alert (`> [!NOTE]`), a callout
+ * `markdown` with its renderer's block syntax rewritten outside code fences: MDX ESM lines and
+ * VitePress snippet imports (`<<< ./file`) dropped; a container (`::: tip Title` … `:::`), a GitHub alert (`> [!NOTE]`), a callout
  * component (`<Alert type="warning">`) or a parameter component (`<Param name="limit" …>`)
  * becomes a label ("Title:", "Note:", "Warning:", "`limit` (default: "100kb"):") in front of
  * the next line of text — or goes when a fence, list, table or heading follows —, and a
@@ -53,7 +55,7 @@ export function markdownStructure(markdown: string): string {
       label = own;
       continue;
     }
-    if (ESM_LINE.test(line)) {
+    if (ESM_LINE.test(line) || SNIPPET_IMPORT.test(line)) {
       lines[i] = '';
       continue;
     }

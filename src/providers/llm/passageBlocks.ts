@@ -96,7 +96,8 @@ function paragraph(text: string, language: string, inline: Inline, out: Block[])
 function list(token: Tokens.List, inline: Inline, depth = 0, into?: { text: string; depth: number }[]): Block & { kind: 'list' } {
   const items = into ?? [];
   for (const item of token.items) {
-    const own = item.tokens.filter((t) => t.type !== 'list').map((t) => ('text' in t ? t.text : '')).join(' ');
+    // An item's own words: not its nested lists (items of their own), nor its code blocks (code is never text).
+    const own = item.tokens.filter((t) => t.type !== 'list' && t.type !== 'code').map((t) => ('text' in t ? t.text : '')).join(' ');
     const text = inline(own);
     if (text !== '') items.push({ text, depth });
     for (const nested of item.tokens) if (nested.type === 'list') list(nested as Tokens.List, inline, depth + 1, items);
