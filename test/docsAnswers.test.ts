@@ -9,6 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -95,6 +97,18 @@ const FILES: Record<string, string> = {
   ].join('\n'),
 };
 
+/** A page as VitePress renders it: permalinks in headings, a copy button and language label by the code, a callout's title. */
+const VITEPRESS_PAGE = `<!doctype html><html><head><title>Preview Options | Vite</title></head><body>
+<header class="VPNav"><a href="/">Vite</a><a href="/guide/">Guide</a></header>
+<main class="main"><div class="vp-doc"><div>
+<h1 id="preview-options" tabindex="-1">Preview Options <a class="header-anchor" href="#preview-options" aria-label="Permalink to &quot;Preview Options&quot;">​</a></h1>
+<h2 id="preview-port" tabindex="-1">preview.port <a class="header-anchor" href="#preview-port" aria-label="Permalink to &quot;preview.port&quot;">​</a></h2>
+<ul><li><strong>Type:</strong> <code>number</code></li><li><strong>Default:</strong> <code>4173</code></li></ul>
+<p>Specify the port of the preview server. Note if the port is already being used, the next free one is tried.</p>
+<div class="tip custom-block"><p class="custom-block-title">TIP</p><p>Pass the port on the command line to try another one quickly.</p></div>
+<div class="language-sh vp-adaptive-theme"><button title="Copy Code" class="copy"></button><span class="lang">sh</span><pre class="shiki vp-code"><code><span class="line"><span>vite preview --port 8080</span></span></code></pre></div>
+</div></div></main><footer>Released under the MIT License.</footer></body></html>`;
+
 for (const backend of backends()) {
   describe(`answers on imported docs [${backend}]`, () => {
     let server: TestServer;
@@ -175,6 +189,34 @@ for (const backend of backends()) {
       const tip = await chat('Should I restrict the allowed origins in production?');
       assert.ok(tip.message.includes('Security: Restrict the allowed origins in production'), tip.message);
       readsAsProse(tip.message);
+    });
+
+    it('answers on a crawled page as on imported Markdown: no theme furniture, the reference lead, the section cited', async () => {
+      const site: Server = createServer((req, res) => {
+        if (req.url === '/config/preview-options') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(VITEPRESS_PAGE);
+        else res.writeHead(404).end();
+      });
+      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+      try {
+        const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+        const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Crawled' } })).body.data.id as string;
+        const crawler = await server.call('POST', `/api/v1/collections/${collection}/crawlers`, { token, body: { start_url: `${origin}/config/preview-options` } });
+        assert.equal(crawler.status, 201, JSON.stringify(crawler.body));
+        await server.container.crawlerRunner.tick();
+        const [page] = (await server.call('GET', `/api/v1/collections/${collection}/entries`, { token })).body.data as { title: string; raw_text: string }[];
+        assert.equal(page!.title, 'Preview Options');
+        assert.match(page!.raw_text, /^## preview\.port$/m);
+        assert.match(page!.raw_text, /Tip: Pass the port on the command line/);
+        assert.match(page!.raw_text, /```sh\nvite preview --port 8080\n```/);
+        assert.doesNotMatch(page!.raw_text, /\u200B|header-anchor|\]\(#preview-port\)|Copy Code|^TIP$|^sh$/m);
+        const bot = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name: 'Crawled', collection_ids: [collection] } })).body.data.id as string;
+        const res = await server.call('POST', `/api/v1/integrations/${bot}/chat`, { token, body: { message: 'Which port does the preview server use by default?', stream: false } });
+        assert.ok(res.body.message.startsWith('`preview.port` (type: `number`; default: `4173`): Specify the port of the preview server.'), res.body.message);
+        assert.deepEqual(res.body.references.map((r: { url: string }) => r.url), [`${origin}/config/preview-options#preview-port`]);
+        readsAsProse(res.body.message);
+      } finally {
+        await new Promise((resolve) => site.close(resolve));
+      }
     });
 
     it('answers from a section split at its sub-headings and cites the sub-section it quotes', async () => {

@@ -35,7 +35,10 @@ turndown.addRule('fencedCode', {
   replacement: (_content, node) => {
     const element = node as HTMLElement;
     const code = element.querySelector('code') ?? element;
-    const language = /(?:^|\s)(?:language|lang)-([\w+#-]+)/.exec(`${code.getAttribute('class') ?? ''} ${element.getAttribute('class') ?? ''}`)?.[1] ?? '';
+    // Docs themes put the language on a wrapper (VitePress: <div class="language-sh"><pre>).
+    const wrapper = element.parentElement;
+    const classes = `${code.getAttribute('class') ?? ''} ${element.getAttribute('class') ?? ''} ${wrapper?.getAttribute('class') ?? ''}`;
+    const language = /(?:^|\s)(?:language|lang)-([\w+#-]+)/.exec(classes)?.[1] ?? '';
     const text = (code.textContent ?? '').replace(/\n$/, '');
     const fence = text.includes('```') ? '~~~' : '```';
     return `\n\n${fence}${language}\n${text}\n${fence}\n\n`;
@@ -44,9 +47,10 @@ turndown.addRule('fencedCode', {
 
 export function htmlToMarkdown(html: string): HtmlDocument {
   const { document } = parseHTML(html);
+  withoutThemeChrome(document);
   const canonical = document.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? null;
-  const pageTitle = document.querySelector('title')?.textContent?.trim() || null;
-  const heading = document.querySelector('h1')?.textContent?.trim() || null;
+  const pageTitle = visible(document.querySelector('title')?.textContent) || null;
+  const heading = visible(document.querySelector('h1')?.textContent) || null;
   const anchors = anchorsOf([...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => ({ text: h.textContent ?? '', id: headingId(h) })));
 
   for (const element of document.querySelectorAll(`${CHROME}, ${BANNERS}`)) element.remove();
@@ -59,8 +63,45 @@ export function htmlToMarkdown(html: string): HtmlDocument {
     article = null;
   }
   const readable = article?.content && (article.textContent?.trim().length ?? 0) >= Math.min(MIN_READABLE_CHARS, (main?.textContent ?? '').trim().length * 0.5);
-  const markdown = turndown.turndown(readable ? article!.content! : mainHtml).replace(/\n{3,}/g, '\n\n').trim();
-  return { title: heading ?? (article?.title?.trim() || null) ?? pageTitle, markdown, canonical, anchors };
+  const markdown = visible(turndown.turndown(readable ? article!.content! : mainHtml)).replace(/\n{3,}/g, '\n\n').trim();
+  return { title: heading ?? (visible(article?.title) || null) ?? pageTitle, markdown, canonical, anchors };
+}
+
+/** Zero-width characters (a permalink's text) are not text. */
+function visible(text: string | null | undefined): string {
+  return (text ?? '').replace(/[\u200B-\u200D\uFEFF]/g, '').trim();
+}
+
+/** What a permalink shows: nothing, or a mark. */
+const PERMALINK_TEXT = /^(?:#|¶|§|🔗|link)?$/i;
+/** Titles of callouts, as docs themes mark them (VitePress, Docusaurus, Sphinx and MkDocs). */
+const CALLOUT_TITLE = '.custom-block-title, [class*="admonitionHeading"], .admonition-heading, .admonition-title';
+
+/**
+ * A docs theme's furniture removed from `document`, its content made plain: permalinks in
+ * headings (`<a class="header-anchor" href="#x">​</a>`, "¶") go, buttons (copy, tabs) go, a
+ * code block's language label beside it goes, and a callout's title ("TIP") becomes the label
+ * of its text ("Tip: …"), as the Markdown import reads `::: tip`.
+ */
+function withoutThemeChrome(document: Document): void {
+  for (const link of document.querySelectorAll('h1 a, h2 a, h3 a, h4 a, h5 a, h6 a')) {
+    if ((link.getAttribute('href') ?? '').startsWith('#') && PERMALINK_TEXT.test(visible(link.textContent))) link.remove();
+  }
+  for (const button of document.querySelectorAll('button')) button.remove();
+  for (const pre of document.querySelectorAll('pre')) {
+    const wrapper = pre.parentElement;
+    if (!wrapper || !/(?:^|\s)(?:language|lang)-/.test(wrapper.getAttribute('class') ?? '')) continue;
+    for (const sibling of [...wrapper.children]) if (sibling !== pre && sibling.tagName !== 'PRE' && (sibling.textContent ?? '').trim().length <= 20) sibling.remove();
+  }
+  for (const title of document.querySelectorAll(CALLOUT_TITLE)) {
+    const text = visible(title.textContent).replace(/:$/, '');
+    const next = title.nextElementSibling;
+    if (text !== '' && next?.tagName === 'P') {
+      const word = text === text.toUpperCase() ? text.charAt(0) + text.slice(1).toLowerCase() : text;
+      next.insertBefore(document.createTextNode(`${word}: `), next.firstChild);
+      title.remove();
+    }
+  }
 }
 
 /**
