@@ -190,6 +190,8 @@ const REFERENCE_HEADING = /^(?:`[^`\n]+`|[\w$@-]+(?:[.#:][\w$@-]+)+(?:\(.*\))?|[
 const FIELD_ITEM = /^\*\*([^*]{1,30}?)(?::\*\*|\*\*:)\s*(\S.{0,100})$/;
 /** The fields a lead names (the others, "Related:", "See also:", are not facts of the thing). */
 const LEAD_FIELDS = /^(?:type|default|default value)$/i;
+/** A sentence that announces the list after it without a colon ("… the following functions.", "次の…"). */
+const FOLLOWING = /\b(?:the following|as follows|folgenden?|siguientes?|suivante?s?|seguintes?)\b|次の|以下の|下列|如下/iu;
 /** A sentence's closing colon, ASCII or full-width (Chinese, Japanese): it introduces what follows. */
 const COLON_END = /[:：]$/u;
 /** An identifier in camel case (`assetsInlineLimit`, `strictPort`). */
@@ -489,7 +491,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         block.sentences.forEach((s, i) => {
           const last = i === block.sentences.length - 1;
           const u = unit(b, 'sentence', s, !(i === 0 && block.fragment), last ? code : undefined, false, -1, last && next?.kind === 'code' ? next.text.slice(0, SEMANTIC_CODE_CHARS) : '');
-          u.brings = last && COLON_END.test(s) && (next?.kind === 'code' || next?.kind === 'list' || next?.kind === 'table');
+          u.brings = last && ((COLON_END.test(s) && (next?.kind === 'code' || next?.kind === 'list' || next?.kind === 'table')) || (next?.kind === 'list' && FOLLOWING.test(s)));
           // A sentence introducing what the page renders and the text does not hold ("… versions are:"
           // before a component) says nothing by itself.
           if (last && COLON_END.test(s) && !u.brings) u.quotable = false;
@@ -680,7 +682,9 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     const lastOfBlock = block.kind === 'prose' && block.sentences[block.sentences.length - 1] === group[group.length - 1]!.text;
     const next = lastOfBlock ? blocks[u.block + 1] : undefined;
     const introduces = COLON_END.test(last);
-    const wanted = next && (introduces || (howtoAnchor !== null && next.kind === 'code' && (anchorBrings ? group.includes(howtoAnchor) : group[group.length - 1]!.coverage >= HOWTO_MIN_COVERAGE))) && next.kind !== 'heading' && next.kind !== 'prose';
+    // "Express has the following built-in middleware functions." before a list introduces it as a colon would.
+    const announces = !introduces && next?.kind === 'list' && FOLLOWING.test(last);
+    const wanted = next && (introduces || announces || (howtoAnchor !== null && next.kind === 'code' && (anchorBrings ? group.includes(howtoAnchor) : group[group.length - 1]!.coverage >= HOWTO_MIN_COVERAGE))) && next.kind !== 'heading' && next.kind !== 'prose';
     if (wanted && mayBring(next) && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
       out.push({ kind: 'sentences', ref: u.ref, sentences });
       out.push(blockPiece(u.ref, next, relevance));
