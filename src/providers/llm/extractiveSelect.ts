@@ -302,8 +302,8 @@ export async function selectAnswer(
 
   const chosen: Unit[] = [best];
   let used = citedLength(best);
-  // A short best sentence rarely says all: its paragraph's sentences around it (the better of the
-  // one before and the one after, each time) come before anything else ("There's no need to
+  // A short best sentence rarely says all: its paragraph's sentences around it (the next one, or the
+  // one before when that holds more of the question's words) come before anything else ("There's no need to
   // render HTML with res.render(). If you have a specific file, use res.sendFile().").
   if (best.kind === 'sentence' && !best.brings) {
     const at = units.indexOf(best);
@@ -315,7 +315,7 @@ export async function selectAnswer(
     while (read < SHORT_ANSWER_CHARS && chosen.length < limits.maxSentences) {
       const previous = joins(units[before]) && !units[before]!.brings ? units[before] : undefined;
       const next = joins(units[after]) ? units[after] : undefined;
-      const u = previous && (!next || previous.score > next.score) ? previous : next;
+      const u = previous && (!next || previous.coverage > next.coverage) ? previous : next;
       if (!u) break;
       if (u === previous) before--;
       else after++;
