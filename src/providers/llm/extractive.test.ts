@@ -478,5 +478,28 @@ describe('extractive answers on Markdown documentation', () => {
     assert.equal(union, '`build.limit` (default: `4096`): The limit in bytes [1].');
     assert.equal(await ask('Can requests be proxied?', other), 'Requests can be proxied to another origin [1].');
   });
+
+  it('never quotes an example the docs mark as one not to follow, and answers a how-to with the one they recommend', async () => {
+    const doc = [
+      '## Decorators',
+      '',
+      'You can add a user property to every request by assigning it in a hook, but that is an anti-pattern:',
+      '',
+      '```js',
+      '// Bad example! Do not do this',
+      "app.addHook('onRequest', (req) => { req.user = load(req) })",
+      '```',
+      '',
+      'Add the user property with `decorateRequest`, then set it in the hook:',
+      '',
+      '```js',
+      "app.decorateRequest('user', null)",
+      "app.addHook('onRequest', async (req) => { req.user = await load(req) })",
+      '```',
+    ].join('\n');
+    const text = await ask('How do I add a user property to every request?', doc);
+    assert.ok(text.includes("app.decorateRequest('user', null)"), text);
+    assert.ok(!text.includes('Bad example') && !text.includes('anti-pattern'), text);
+  });
 });
 

@@ -190,6 +190,9 @@ const REFERENCE_HEADING = /^(?:`[^`\n]+`|[\w$@-]+(?:[.#:][\w$@-]+)+(?:\(.*\))?|[
 const FIELD_ITEM = /^\*\*([^*]{1,30}?)(?::\*\*|\*\*:)\s*(\S.{0,100})$/;
 /** The fields a lead names (the others, "Related:", "See also:", are not facts of the thing). */
 const LEAD_FIELDS = /^(?:type|default|default value)$/i;
+/** A code comment or a sentence marking an example as one not to follow. */
+const BAD_COMMENT = /^\s*(?:\/\/|#|--|\/\*|<!--)\s*(?:❌|✗|✘|\b(?:bad|wrong|incorrect|avoid|don'?t|do not|never|anti-?pattern)\b)/i;
+const BAD_INTRO = /\b(?:bad example|anti-?pattern|don'?t do this|do not do this|wrong way|incorrect usage)\b|❌/i;
 /** A sentence that announces the list after it without a colon ("… the following functions.", "次の…"). */
 const FOLLOWING = /\b(?:the following|as follows|folgenden?|siguientes?|suivante?s?|seguintes?)\b|次の|以下の|下列|如下/iu;
 /** A sentence's closing colon, ASCII or full-width (Chinese, Japanese): it introduces what follows. */
@@ -487,10 +490,12 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         break;
       case 'prose': {
         const next = blocks[b + 1];
-        const code = next?.kind === 'code' ? terms(next.text) : new Set<string>();
+        // An example the docs mark as what not to do ("Bad example!") teaches nothing to quote.
+        const bad = next?.kind === 'code' && antiPattern(blocks, b + 1);
+        const code = next?.kind === 'code' && !bad ? terms(next.text) : new Set<string>();
         block.sentences.forEach((s, i) => {
           const last = i === block.sentences.length - 1;
-          const u = unit(b, 'sentence', s, !(i === 0 && block.fragment), last ? code : undefined, false, -1, last && next?.kind === 'code' ? next.text.slice(0, SEMANTIC_CODE_CHARS) : '');
+          const u = unit(b, 'sentence', s, !(i === 0 && block.fragment) && !(last && bad), last ? code : undefined, false, -1, last && next?.kind === 'code' && !bad ? next.text.slice(0, SEMANTIC_CODE_CHARS) : '');
           u.brings = last && ((COLON_END.test(s) && (next?.kind === 'code' || next?.kind === 'list' || next?.kind === 'table')) || (next?.kind === 'list' && FOLLOWING.test(s)));
           // A sentence introducing what the page renders and the text does not hold ("… versions are:"
           // before a component) says nothing by itself.
@@ -685,7 +690,7 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     // "Express has the following built-in middleware functions." before a list introduces it as a colon would.
     const announces = !introduces && next?.kind === 'list' && FOLLOWING.test(last);
     const wanted = next && (introduces || announces || (howtoAnchor !== null && next.kind === 'code' && (anchorBrings ? group.includes(howtoAnchor) : group[group.length - 1]!.coverage >= HOWTO_MIN_COVERAGE))) && next.kind !== 'heading' && next.kind !== 'prose';
-    if (wanted && mayBring(next) && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
+    if (wanted && mayBring(next) && fits(next) && !antiPattern(blocks, u.block + 1) && !attached.has(`${u.ref}:${u.block + 1}`)) {
       out.push({ kind: 'sentences', ref: u.ref, sentences });
       out.push(blockPiece(u.ref, next, relevance));
       attached.add(`${u.ref}:${u.block + 1}`);
@@ -720,6 +725,20 @@ function small(block: Block): boolean {
 /** Whether items are few and short enough to bring whole. */
 function itemsFit(items: readonly string[]): boolean {
   return items.length <= MAX_ITEMS && items.reduce((n, text) => n + text.length, 0) <= MAX_ITEM_CHARS;
+}
+
+/**
+ * Whether code block `at` is an example of what not to do: its first line is a comment saying
+ * so ("// Bad example!", "# ❌ don't"), or the sentence before it does ("Bad example:", "This is an
+ * anti-pattern:").
+ */
+function antiPattern(blocks: readonly Block[], at: number): boolean {
+  const block = blocks[at];
+  if (block?.kind !== 'code') return false;
+  const firstLine = block.text.split('\n').find((l) => l.trim() !== '') ?? '';
+  if (BAD_COMMENT.test(firstLine)) return true;
+  const before = blocks[at - 1];
+  return before?.kind === 'prose' && BAD_INTRO.test(before.sentences[before.sentences.length - 1] ?? '');
 }
 
 function fits(block: Block): boolean {
