@@ -163,8 +163,8 @@ for (const r of rows) {
   );
 }
 if (capture) {
-  writeFileSync(values.capture!, capture.asked.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  console.error(`captured ${capture.asked.length} questions in ${values.capture}`);
+  writeFileSync(values.capture!, [...capture.asked.values()].map((r) => JSON.stringify(r)).join('\n') + '\n');
+  console.error(`captured ${capture.asked.size} questions in ${values.capture}`);
 }
 await lore.close();
 
@@ -175,14 +175,12 @@ await lore.close();
 async function capturingWriter() {
   const embedder = await createEmbedder(loadConfig(process.env));
   const writer = createExtractiveProvider({ similarity: embeddingSimilarity(embedder) });
-  const asked: Pick<AnswerRequest, 'question' | 'passages'>[] = [];
-  const seen = new Set<string>();
+  const asked = new Map<string, Pick<AnswerRequest, 'question' | 'passages'>>();
   const provider: AnswerProvider = {
     provider: writer.provider,
     model: writer.model,
     stream(request, signal) {
-      if (!seen.has(request.question)) asked.push({ question: request.question, passages: request.passages });
-      seen.add(request.question);
+      if (!asked.has(request.question)) asked.set(request.question, { question: request.question, passages: request.passages });
       return writer.stream(request, signal);
     },
   };

@@ -18,7 +18,7 @@ import { listFolder } from '../src/sources/folder.js';
 import type { startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
 import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
-import { containsGold, docsFolders, folderEntries, sourceUrl, type DocsFolder, type DocsQuestion } from './thirdPartyDocs.js';
+import { containsGold, docsFolders, folderEntries, sameUrl, sourceUrl, type DocsFolder, type DocsQuestion } from './thirdPartyDocs.js';
 
 type Lore = Awaited<ReturnType<typeof startLore>>;
 type Route = 'chat' | 'summarise';
@@ -27,11 +27,6 @@ interface FolderResult { folder: DocsFolder; sections: number; byRoute: Record<R
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const share = (list: readonly Answer[], test: (a: Answer) => boolean) => list.filter(test).length / Math.max(1, list.length);
-/** URLs compared as a reader's browser would: percent-encoding undone, so `#wie-gehe-…` and its encoded form match. */
-const sameUrl = (a: string, b: string) => {
-  const decode = (u: string) => { try { return decodeURI(u); } catch { return u; } };
-  return decode(a) === decode(b);
-};
 
 /** Runs one set (`vite` or `express`) against the running `lore` and prints its report. */
 export async function thirdPartySet(lore: Lore, set: 'vite' | 'express', options: { questions: string; root: string; worst: number; max: number }): Promise<void> {

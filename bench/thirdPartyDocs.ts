@@ -71,6 +71,12 @@ export function sourceUrl(baseUrl: string, source: string): string {
   return at < 0 ? fileUrl(baseUrl, source) : `${fileUrl(baseUrl, source.slice(0, at))}${source.slice(at)}`;
 }
 
+/** URLs compared as a reader's browser would: percent-encoding undone, so `#wie-gehe-…` and its encoded form match. */
+export const sameUrl = (a: string, b: string) => {
+  const decode = (u: string) => { try { return decodeURI(u); } catch { return u; } };
+  return decode(a) === decode(b);
+};
+
 /**
  * Case-insensitive containment, any run of white space as one space (a sentence wrapped in the
  * source is one line in an answer); spaces ignored for Chinese and Japanese, written without them.

@@ -27,7 +27,7 @@ import { selectAnswer, type Candidate } from '../src/providers/llm/extractiveSel
 import { listFolder } from '../src/sources/folder.js';
 import { jsonl } from './jsonl.js';
 import { headingsOf, proseFailures, type Rule } from './proseRules.js';
-import { containsGold, docsFolders, DOCS_ROOT, sourceUrl, type DocsQuestion } from './thirdPartyDocs.js';
+import { containsGold, docsFolders, DOCS_ROOT, sameUrl, sourceUrl, type DocsQuestion } from './thirdPartyDocs.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,7 +59,6 @@ for (const set of ['vite', 'express'] as const) {
   }
 }
 
-const decode = (u: string) => { try { return decodeURI(u); } catch { return u; } };
 const embedder = await createEmbedder(loadConfig({ ...process.env, LORE_DATA_DIR: '.scratch' }));
 const similarity = embeddingSimilarity(embedder);
 const writer = createExtractiveProvider({ similarity });
@@ -69,10 +68,10 @@ const asked = jsonl<Pick<AnswerRequest, 'question' | 'passages'>>(values.capture
 for (const request of asked) {
   const k = known.get(request.question);
   if (!k) continue;
+  const isGold = (url: string | null) => k.urls.some((w) => sameUrl(url ?? '', w));
   // --oracle: the gold passages alone (when given), to measure the choice within a section apart from the choice of section.
-  if (process.env.TOPK) request.passages = request.passages.slice(0, Number(process.env.TOPK));
   if (values.oracle) {
-    const gold = request.passages.filter((p) => k.urls.some((w) => decode(p.url ?? '') === decode(w)));
+    const gold = request.passages.filter((p) => isGold(p.url));
     if (gold.length > 0) request.passages = gold;
   }
   let text = '';
@@ -85,17 +84,17 @@ for (const request of asked) {
     group: k.group,
     question: request.question,
     gold: k.q.gold.some((g) => containsGold(text, g, k.lang)),
-    cited: cites.some((u) => k.urls.some((w) => decode(u) === decode(w))),
+    cited: cites.some(isGold),
     failed: proseFailures(text, k.headings),
     text,
     cites,
-    goldAt: request.passages.findIndex((p) => k.urls.some((w) => decode(p.url ?? '') === decode(w))) + 1,
+    goldAt: request.passages.findIndex((p) => isGold(p.url)) + 1,
   };
   verdicts.push(verdict);
   if (only?.test(request.question)) {
     console.log(`\n### [${k.group}] ${request.question}  gold: ${k.q.gold.join(' | ')}  [${verdict.gold ? 'gold' : 'NO GOLD'}, ${verdict.cited ? 'cited' : 'NOT CITED'}${verdict.failed.length ? `, ${verdict.failed.join(', ')}` : ''}]`);
     console.log(`expected: ${k.urls.join(', ')}`);
-    for (const p of request.passages) console.log(`  [${p.ref}]${k.urls.some((w) => decode(p.url ?? '') === decode(w)) ? '*' : ' '} ${p.url}  (${(p.source ?? p.text).length} chars)`);
+    for (const p of request.passages) console.log(`  [${p.ref}]${isGold(p.url) ? '*' : ' '} ${p.url}  (${(p.source ?? p.text).length} chars)`);
     console.log(text);
     console.log('best candidates: score = coverage, heading coverage, cosine (×2) …');
     for (const c of explained.slice(0, Number(values.candidates))) {
