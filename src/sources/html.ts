@@ -8,6 +8,7 @@ import { Readability } from '@mozilla/readability';
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
+import { caseOf } from '../domain/text/markdownInline.js';
 import { anchorsOf, type Anchors } from '../domain/text/sections.js';
 
 export interface HtmlDocument {
@@ -27,6 +28,9 @@ const BANNERS = '[id*="cookie" i], [class*="cookie" i], [id*="consent" i], [clas
 /** Below this much text, Readability's pick is not trusted over the page's main element. */
 const MIN_READABLE_CHARS = 200;
 
+/** A code block's language as docs put it in a class (`language-sh`, `lang-js`), on the code, the pre or their wrapper. */
+const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang)-([\w+#-]+)/;
+
 const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
 turndown.use(gfm);
 // A code block keeps its language from `class="language-x"` on <pre> or <code>.
@@ -38,7 +42,7 @@ turndown.addRule('fencedCode', {
     // Docs themes put the language on a wrapper (VitePress: <div class="language-sh"><pre>).
     const wrapper = element.parentElement;
     const classes = `${code.getAttribute('class') ?? ''} ${element.getAttribute('class') ?? ''} ${wrapper?.getAttribute('class') ?? ''}`;
-    const language = /(?:^|\s)(?:language|lang)-([\w+#-]+)/.exec(classes)?.[1] ?? '';
+    const language = LANGUAGE_CLASS.exec(classes)?.[1] ?? '';
     const text = (code.textContent ?? '').replace(/\n$/, '');
     const fence = text.includes('```') ? '~~~' : '```';
     return `\n\n${fence}${language}\n${text}\n${fence}\n\n`;
@@ -90,15 +94,14 @@ function withoutThemeChrome(document: Document): void {
   for (const button of document.querySelectorAll('button')) button.remove();
   for (const pre of document.querySelectorAll('pre')) {
     const wrapper = pre.parentElement;
-    if (!wrapper || !/(?:^|\s)(?:language|lang)-/.test(wrapper.getAttribute('class') ?? '')) continue;
+    if (!wrapper || !LANGUAGE_CLASS.test(wrapper.getAttribute('class') ?? '')) continue;
     for (const sibling of [...wrapper.children]) if (sibling !== pre && sibling.tagName !== 'PRE' && (sibling.textContent ?? '').trim().length <= 20) sibling.remove();
   }
   for (const title of document.querySelectorAll(CALLOUT_TITLE)) {
     const text = visible(title.textContent).replace(/:$/, '');
     const next = title.nextElementSibling;
     if (text !== '' && next?.tagName === 'P') {
-      const word = text === text.toUpperCase() ? text.charAt(0) + text.slice(1).toLowerCase() : text;
-      next.insertBefore(document.createTextNode(`${word}: `), next.firstChild);
+      next.insertBefore(document.createTextNode(`${caseOf(text)}: `), next.firstChild);
       title.remove();
     }
   }

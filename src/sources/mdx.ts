@@ -13,9 +13,8 @@
  *   reads them.
  * - Other tags go, their text content stays; a tag written over several lines goes whole.
  */
-import { markdownStructure } from '../domain/text/markdownInline.js';
+import { fencedLines, markdownStructure } from '../domain/text/markdownInline.js';
 
-const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const ESM_LINE = /^(?:import|export)\s/;
 /** A component tag alone on its line: `<Name …>`, `<Name … />` or `</Name>`. */
 const OWN_LINE_TAG = /^(\s*)<(\/?)([A-Z][\w.]*)\b([^<>]*?)(\/?)>\s*$/;
@@ -62,23 +61,6 @@ export function mdxAsMarkdown(text: string): string {
     out.push(line);
   }
   return stripTags(markdownStructure(dedentComponents(out, fencedLines(out))));
-}
-
-/** Whether each line is part of a fenced code block (its fence lines included). */
-function fencedLines(lines: readonly string[]): boolean[] {
-  const inside: boolean[] = [];
-  let fence: string | null = null;
-  for (const line of lines) {
-    const marker = FENCE.exec(line)?.[1];
-    if (fence === null && marker) {
-      fence = marker;
-      inside.push(true);
-    } else if (fence !== null) {
-      inside.push(true);
-      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
-    } else inside.push(false);
-  }
-  return inside;
 }
 
 /**

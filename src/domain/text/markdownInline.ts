@@ -35,17 +35,12 @@ const UNLABELLED = new Set(['code-group', 'raw', 'v-pre']);
  */
 export function markdownStructure(markdown: string): string {
   const lines = markdown.split('\n');
-  let fence: string | null = null;
+  const code = fencedLines(lines);
   let label: string | null = null;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    const marker = FENCE.exec(line);
-    if (fence !== null) {
-      if (marker && marker[1]![0] === fence[0] && marker[1]!.length >= fence.length && line.trim() === marker[1]) fence = null;
-      continue;
-    }
-    if (marker) {
-      fence = marker[1]!;
+    if (code[i]) {
+      // A label goes when a fence follows it.
       label = null;
       continue;
     }
@@ -68,6 +63,23 @@ export function markdownStructure(markdown: string): string {
     }
   }
   return lines.join('\n');
+}
+
+/** Whether each line is part of a fenced code block (its fence lines included). */
+export function fencedLines(lines: readonly string[]): boolean[] {
+  const inside: boolean[] = [];
+  let fence: string | null = null;
+  for (const line of lines) {
+    const marker = FENCE.exec(line)?.[1];
+    if (fence === null && marker) {
+      fence = marker;
+      inside.push(true);
+    } else if (fence !== null) {
+      inside.push(true);
+      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
+    } else inside.push(false);
+  }
+  return inside;
 }
 
 /** The label a block-syntax line gives the text after it ('' for none), or undefined when it is no such line. */
@@ -97,8 +109,8 @@ function attribute(attributes: string, name: string): string | null {
   return value !== '' && !value.includes('`') ? value : null;
 }
 
-/** "NOTE" and "tip" → "Note", "Tip"; a title in mixed case stays. */
-function caseOf(text: string): string {
+/** A callout's type or title as its label's words: "NOTE" and "tip" → "Note", "Tip"; a title in mixed case stays. */
+export function caseOf(text: string): string {
   const word = text === text.toUpperCase() || text === text.toLowerCase() ? text.toLowerCase() : text;
   return word.charAt(0).toUpperCase() + word.slice(1);
 }
@@ -172,11 +184,8 @@ export function inlineText(text: string, base?: string | null): string {
 
 /** A link's `](target)` whose `[` the author left out ("Express 5.x](/api)"), outside code and whole links: the target goes. */
 function withoutStrayLinkTails(text: string): string {
-  if (!text.includes('](')) return text;
-  const kept: [number, number][] = [];
-  for (const m of text.matchAll(/(`+)[^`][\s\S]*?\1(?!`)/g)) kept.push([m.index, m.index + m[0].length]);
-  for (const m of text.matchAll(MARKDOWN_LINK)) kept.push([m.index, m.index + m[0].length]);
-  return text.replace(/\]\([^()\s]*\)/g, (tail, at: number) => (kept.some(([from, to]) => at >= from && at < to) ? tail : ''));
+  // One pass, left to right: code spans and whole links are matched first and kept.
+  return text.includes('](') ? text.replace(STRAY_LINK_TAIL, (whole) => (whole.startsWith('](') ? '' : whole)) : text;
 }
 
 /** Tags that separate words (`<br>`, `</p>`, `<td>`); other tags wrap them (`<span>`, `<a>`). */
@@ -185,6 +194,8 @@ const NAMED_TAG = /(\`+)[^\`][\s\S]*?\1(?!\`)|<\/?[A-Za-z][\w.:-]*(?:\s+[^<>]*?)
 
 /** A Markdown link as inlineText writes them: `[text](url)`, the text's brackets escaped. */
 export const MARKDOWN_LINK = /(?<!\\)\[((?:\\.|[^\[\]\\\n])*)\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)/g;
+
+const STRAY_LINK_TAIL = new RegExp(String.raw`(\`+)[^\`][\s\S]*?\1(?!\`)|${MARKDOWN_LINK.source}|\]\([^()\s]*\)`, 'g');
 
 /** `text` as a reader sees it rendered: each link as its text (what its words and length are). */
 export function linkTexts(text: string): string {
