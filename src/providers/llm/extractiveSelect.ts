@@ -478,15 +478,20 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     matched: [],
     score: 0,
   });
-  // The lead of the section being read ('' outside reference sections).
+  // The lead of the section being read ('' outside reference sections), and its terms.
   let lead = '';
+  let leadTerms: Set<string> = new Set();
+  const setLead = (text: string) => {
+    lead = text;
+    leadTerms = terms(text);
+  };
   blocks.forEach((block, b) => {
     const from = out.length;
     switch (block.kind) {
       case 'heading':
         while (headings.length > 0 && headings[headings.length - 1]!.depth >= block.depth) headings.pop();
         headings.push(block);
-        lead = referenceName(block.text);
+        setLead(referenceName(block.text));
         break;
       case 'prose': {
         const next = blocks[b + 1];
@@ -509,7 +514,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
           // The reference's fields lead what is quoted from its section instead of being quoted alone.
           // A type that is a union or a signature ("`number` | `((filePath…`") says more than a lead can carry.
           const fields = block.items.map((it) => FIELD_ITEM.exec(it.text)!).filter((m) => LEAD_FIELDS.test(m[1]!.trim()) && !/\s\|\s/.test(m[2]!));
-          if (fields.length > 0) lead += ` (${fields.map((m) => `${m[1]!.trim().toLowerCase()}: ${m[2]!.trim()}`).join('; ')})`;
+          if (fields.length > 0) setLead(`${lead} (${fields.map((m) => `${m[1]!.trim().toLowerCase()}: ${m[2]!.trim()}`).join('; ')})`);
           break;
         }
         block.items.forEach((item, k) => {
@@ -539,7 +544,6 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         break;
     }
     if (lead === '') return;
-    const leadTerms = terms(lead);
     for (const u of out.slice(from)) {
       u.lead = lead;
       u.code = new Set([...u.code, ...leadTerms]);
@@ -690,7 +694,7 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     // "Express has the following built-in middleware functions." before a list introduces it as a colon would.
     const announces = !introduces && next?.kind === 'list' && FOLLOWING.test(last);
     const wanted = next && (introduces || announces || (howtoAnchor !== null && next.kind === 'code' && (anchorBrings ? group.includes(howtoAnchor) : group[group.length - 1]!.coverage >= HOWTO_MIN_COVERAGE))) && next.kind !== 'heading' && next.kind !== 'prose';
-    if (wanted && mayBring(next) && fits(next) && !antiPattern(blocks, u.block + 1) && !attached.has(`${u.ref}:${u.block + 1}`)) {
+    if (wanted && mayBring(next) && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
       out.push({ kind: 'sentences', ref: u.ref, sentences });
       out.push(blockPiece(u.ref, next, relevance));
       attached.add(`${u.ref}:${u.block + 1}`);
