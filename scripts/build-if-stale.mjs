@@ -11,7 +11,7 @@
 // A missing output (OUTPUTS) also rebuilds. Prints one line saying which it did.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -83,6 +83,10 @@ function build(hash) {
   run('widget/build.mjs');
   run('console/build.mjs');
   run('node_modules/typescript/bin/tsc', ['-p', 'tsconfig.build.json']);
+  // package.json's `bin`: tsc writes it without the execute bit, and `npx lore` runs it directly.
+  // npm sets the bit only when it installs the package, which a cached npx install of this
+  // folder (a re-clone at the same path) never does again: "lore: Permission denied".
+  chmodSync(path.join(ROOT, 'dist/cli.js'), 0o755);
   // The SQL migrations are read at run time beside the compiled migrate.js.
   rmSync(path.join(ROOT, 'dist/storage/migrations'), { recursive: true, force: true });
   cpSync(path.join(ROOT, 'src/storage/migrations'), path.join(ROOT, 'dist/storage/migrations'), { recursive: true });
