@@ -69,6 +69,13 @@ describe('markdown sections', () => {
     assert.equal(sectionTitle(['P', 'x'.repeat(200)]), 'x'.repeat(200), 'the section\'s own heading is kept whole');
   });
 
+  it('reads a backslash-escaped character in a heading as itself, as turndown writes a web page\'s headings', () => {
+    const [section] = markdownSections('## LORE\\_LLM \\[beta\\] \\*not emphasis\\*\nText.');
+    assert.deepEqual([section!.title, section!.slug], ['LORE_LLM [beta] *not emphasis*', 'lore_llm-beta-not-emphasis']);
+    assert.deepEqual(anchorsOf([{ text: 'LORE_LLM [beta] *not emphasis*', id: 'llm' }]), { 'lore_llm-beta-not-emphasis': 'llm' }, "the key the page's id is found by");
+    assert.equal(markdownSections('## 1\\. Install\nText.')[0]!.title, '1. Install');
+  });
+
   it('makes GitHub-style slugs', () => {
     assert.equal(slugify('Answers: summarise and chat'), 'answers-summarise-and-chat');
     assert.equal(slugify('Pages API: pushing pages from a server with an API key'), 'pages-api-pushing-pages-from-a-server-with-an-api-key');

@@ -147,12 +147,23 @@ export function slugify(heading: string): string {
     .replace(/\s/g, '-');
 }
 
-/** Heading text without inline markdown (code ticks, emphasis, links); `LORE_LLM` keeps its underscore. */
+/** Markdown's backslash escapes (of ASCII punctuation), held as private-use characters while the markup goes. */
+const ESCAPED = /\\([!-/:-@[-`{-~])/g;
+const LITERAL = 0xe000;
+const LITERALS = /[\ue021-\ue07e]/g;
+
+/**
+ * Heading text without inline markdown (code ticks, emphasis, links); `LORE_LLM` keeps its
+ * underscore, and a backslash-escaped character is the character itself, never markup
+ * (`LORE\_LLM`, `\[beta\]`: turndown writes a web page's headings so).
+ */
 function plain(heading: string): string {
   return heading
+    .replace(ESCAPED, (_escape, char: string) => String.fromCharCode(LITERAL + char.charCodeAt(0)))
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/[`*]/g, '')
     .replace(/(^|[^\p{L}\p{N}_])_+|_+(?=[^\p{L}\p{N}_]|$)/gu, '$1')
+    .replace(LITERALS, (char) => String.fromCharCode(char.charCodeAt(0) - LITERAL))
     .trim();
 }
 
