@@ -9,7 +9,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { parse as parseYaml } from 'yaml';
 import { LIMITS } from '../domain/entries.js';
-import { markdownAnchors, markdownSections, sectionTitle, type Anchors } from '../domain/text/sections.js';
+import { markdownAnchors, sectionParts, type Anchors } from '../domain/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import { mdxAsMarkdown } from './mdx.js';
 import type { SourceEntry } from './loreApi.js';
@@ -119,7 +119,7 @@ function fileEntry(file: FolderFile, document: { title: string | null; text: str
 }
 
 /**
- * The entries of a Markdown file's sections (see `ReadOptions.sections` and `markdownSections`):
+ * The entries of a Markdown file's sections (see `ReadOptions.sections` and `sectionParts`):
  * a section's title is its heading path under the document's title (`sectionTitle`), the text
  * before the first section takes the document's title. A section over an entry's limits is
  * left out and said in the note.
@@ -128,10 +128,8 @@ function sectionEntries(file: FolderFile, document: { title: string | null; text
   const url = baseUrl ? fileUrl(baseUrl, file.relative) : null;
   const entries: SourceEntry[] = [];
   const left: string[] = [];
-  for (const section of markdownSections(document.text)) {
-    const title = section.slug === '' ? (document.title ?? section.title) : sectionTitle(section.path);
-    const fragment = section.slug === '' ? '' : `#${section.slug}`;
-    const entry = entryOf(file, { sourceId: `${file.relative}${fragment}`, title: title ?? fileTitle(file.relative), text: section.text, sourceUrl: url === null ? null : `${url}${fragment}`, anchors: null });
+  for (const { fragment, link, title, text } of sectionParts(document)) {
+    const entry = entryOf(file, { sourceId: `${file.relative}${fragment}`, title: title ?? fileTitle(file.relative), text, sourceUrl: url === null ? null : `${url}${link}`, anchors: null });
     if (typeof entry === 'string') left.push(`${fragment || 'the text before the first section'} (${entry})`);
     else entries.push(entry);
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { anchorsOf, KEEP_UNDER, markdownAnchors, markdownSections, sectionTitle, sectionUrl, slugify, SPLIT_OVER } from './sections.js';
+import { anchorsOf, KEEP_UNDER, markdownAnchors, markdownSections, sectionParts, sectionTitle, sectionUrl, slugify, SPLIT_OVER } from './sections.js';
 
 describe('markdown sections', () => {
   it('splits at ## headings, keeps the intro under the # title, ignores headings in code fences', () => {
@@ -67,6 +67,25 @@ describe('markdown sections', () => {
     const long = sectionTitle(['A rather long section heading about configuration', 'Options of the dev server', 'server.proxy']);
     assert.equal(long, 'Options of the dev server › server.proxy', 'the outer headings go first');
     assert.equal(sectionTitle(['P', 'x'.repeat(200)]), 'x'.repeat(200), 'the section\'s own heading is kept whole');
+  });
+
+  it('names, titles and links sections as entries: at the page\'s own ids where it has them, else at their slugs', () => {
+    const long = 'x '.repeat(SPLIT_OVER / 2);
+    const doc = { title: 'Setup', text: ['# Setup', 'Intro.', '## Install', 'A.', '## Über uns', 'B.', '## Config', '### Server', long, '### Storage', long, '## Install', 'C.', '## No id', 'D.'].join('\n') };
+    const anchors = { setup: 'top', install: 'sec-install', 'über-uns': 'über uns', config: 'sec-config', server: 'sec-server', 'no-id-elsewhere': 'x' };
+    assert.deepEqual(sectionParts(doc, anchors).map(({ fragment, link, title }) => [fragment, link, title]), [
+      ['', '', 'Setup'],
+      ['#install', '#sec-install', 'Install'],
+      ['#über-uns', '#%C3%BCber%20uns', 'Über uns'],
+      ['#config', '#sec-config', 'Config'],
+      ['#server', '#sec-server', 'Config › Server'],
+      ['#storage', '#storage', 'Config › Storage'],
+      ['#install-1', '#install-1', 'Install'],
+      ['#no-id', '#no-id', 'No id'],
+    ], 'a repeated heading is linked at its slug: anchors hold the id of the first');
+    assert.deepEqual(sectionParts(doc).map((p) => p.link), sectionParts(doc).map((p) => p.fragment), 'without anchors, at the slug');
+    assert.deepEqual(sectionParts({ title: null, text: 'Text.\n## A\nB.' }).map((p) => p.title), [null, 'A'], 'no title before the first section without one');
+    assert.equal(sectionParts({ title: 'Front matter title', text: '# Heading\nText.' })[0]!.title, 'Front matter title');
   });
 
   it('reads a backslash-escaped character in a heading as itself, as turndown writes a web page\'s headings', () => {

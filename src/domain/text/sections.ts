@@ -70,6 +70,34 @@ export function markdownSections(markdown: string): MarkdownSection[] {
   return sections;
 }
 
+/** A section of a document as an entry of its own (see `sectionParts`). */
+export interface SectionPart {
+  /** What the entry's source_id adds to the document's: `#slug`; '' for the text before the first section. */
+  fragment: string;
+  /** What its source_url adds to the document's: `#` and the id the page gives the section's heading where `anchors` has it, else `fragment`. */
+  link: string;
+  /** The section's heading path (`sectionTitle`); for the text before the first section, the document's title (null when it has none). */
+  title: string | null;
+  text: string;
+}
+
+/**
+ * A document's sections (`markdownSections`) as the folder import's `--sections` mode and the
+ * crawler's make entries of them: named by the slug, titled by the heading path (the text
+ * before the first section by the document's title), linked at the page's own heading ids
+ * where `anchors` (a web page's, `anchorsOf`) has them. A repeated heading's id is not known
+ * (anchors hold the first of a text), so it is linked at its slug.
+ */
+export function sectionParts(document: { title: string | null; text: string }, anchors: Anchors | null = null): SectionPart[] {
+  return markdownSections(document.text).map((section) => {
+    if (section.slug === '') return { fragment: '', link: '', title: document.title ?? section.title, text: section.text };
+    const fragment = `#${section.slug}`;
+    const key = slugify(section.title!);
+    const id = anchors !== null && section.slug === key && Object.hasOwn(anchors, key) ? anchors[key] : undefined;
+    return { fragment, link: id ? `#${encodeURIComponent(id)}` : fragment, title: sectionTitle(section.path), text: section.text };
+  });
+}
+
 /** A document's headings as a tree under its page (the first `#` heading before any other). */
 function outline(markdown: string): Outline {
   const root: Outline = { level: 0, title: null, slug: '', lines: [], children: [] };
