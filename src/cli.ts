@@ -163,6 +163,7 @@ const COMMANDS: Command[] = [
       include: { type: 'string', value: 'PATTERN', multiple: true, help: 'crawl only paths that match (gitignore syntax; repeatable)' },
       exclude: { type: 'string', value: 'PATTERN', multiple: true, help: 'leave out paths that match (repeatable)' },
       'keep-gone': { type: 'boolean', help: 'keep the entries of pages now 404/410' },
+      sections: { type: 'boolean', help: 'one entry per section of a page (## sections; a long one split at ###)' },
     },
     args: [1, 1, 'a start URL'],
     async run(values, [start]) {
@@ -180,8 +181,8 @@ const COMMANDS: Command[] = [
       const server = serverUrl(values, this);
       const token = sourceToken(values, this);
       const { crawlSite, formatCrawlReport } = await import('./crawlCli.js');
-      const report = await crawlSite({ start: start!, collection, server, token, ...options, include: list(values, 'include'), exclude: list(values, 'exclude'), keepGone: values['keep-gone'] === true });
-      print(values, report, formatCrawlReport(start!, collection, report));
+      const report = await crawlSite({ start: start!, collection, server, token, ...options, include: list(values, 'include'), exclude: list(values, 'exclude'), keepGone: values['keep-gone'] === true, sections: values.sections === true });
+      print(values, report, formatCrawlReport(start!, collection, report, values.sections === true));
     },
   },
   {

@@ -4,7 +4,10 @@
  * batch upsert — the same chunking, embedding reuse and atomic writes as any write. A re-crawl
  * asks each known page conditionally (ETag / Last-Modified) and sends only pages whose content
  * changed, so an unchanged site re-embeds nothing; pages that answer 404 or 410 are deleted
- * (`--keep-gone` keeps them). See src/sources/crawl.ts for scope and politeness.
+ * (`--keep-gone` keeps them). With `--sections`, a page is an entry per section (source_id
+ * `URL#slug`, source_url at the site's own heading id), as `lore import --sections` makes them;
+ * the entries a page read no longer makes (a section removed, or the other mode's) are
+ * deleted. See src/sources/crawl.ts for scope and politeness.
  */
 import cliProgress from 'cli-progress';
 import { cleanUrl } from './sources/crawl.js';
@@ -24,6 +27,8 @@ export interface CrawlCommandOptions {
   include: readonly string[];
   exclude: readonly string[];
   keepGone: boolean;
+  /** One entry per section of a page (`##`, a long one split at `###`) (see `CrawlSettings.sections`). */
+  sections?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
   progress?: boolean;
@@ -51,6 +56,7 @@ export async function crawlSite(options: CrawlCommandOptions): Promise<CrawlRepo
       include: options.include,
       exclude: options.exclude,
       keepGone: options.keepGone,
+      sections: options.sections ?? false,
     },
     stored,
     { ...writer, remove: async (sourceId) => void (await deleteBySource(api, options.collection, WEB_SOURCE_TYPE, sourceId, report)) },
@@ -65,6 +71,7 @@ export async function crawlSite(options: CrawlCommandOptions): Promise<CrawlRepo
   return report;
 }
 
-export function formatCrawlReport(start: string, collection: string, report: CrawlReport): string {
-  return formatReport(`Crawled ${start} into collection ${collection}: ${report.fetched} pages fetched of ${report.found} found`, report);
+/** The report as the command prints it; with `sections`, its counts are of sections. */
+export function formatCrawlReport(start: string, collection: string, report: CrawlReport, sections = false): string {
+  return formatReport(`Crawled ${start} into collection ${collection}${sections ? ', one entry a section' : ''}: ${report.fetched} pages fetched of ${report.found} found`, report);
 }

@@ -4,7 +4,9 @@
  * entry per page whatever the URL's form (trailing slash, fragment, tracking parameters,
  * redirects, canonical links), HTML and PDF read, the rest reported with reasons (errors,
  * redirect loops, other content types, size cap); a re-crawl that asks conditionally and
- * writes nothing, a changed page updated and a page gone deleted; the command's errors.
+ * writes nothing, a changed page updated and a page gone deleted; with --sections, an entry
+ * per section linked at the site's heading ids, kept in step as pages change, go, or the mode
+ * does; the command's errors.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -34,9 +36,9 @@ describe('lore crawl <url> (website crawler)', () => {
 
   const crawl = (options: { keepGone?: boolean } = {}) =>
     crawlSite({ start: `${web.url()}/docs/`, collection, server: lore, token, maxPages: 100, concurrency: 2, delayMs: 0, include: [], exclude: [], keepGone: options.keepGone ?? false, maxBytes: 64 * 1024, progress: false });
-  const entries = async () =>
+  const entries = async (of = collection) =>
     new Map(
-      ((await server.call('GET', `/api/v1/collections/${collection}/entries?per_page=100`, { token })).body.data as { source_id: string; source_type: string; source_url: string; title: string; raw_text: string; updated_at: string }[]).map((e) => [
+      ((await server.call('GET', `/api/v1/collections/${of}/entries?per_page=100`, { token })).body.data as { source_id: string; source_type: string; source_url: string; title: string; raw_text: string; meta: Record<string, unknown>; updated_at: string }[]).map((e) => [
         e.source_id.replace(web.url(), ''),
         e,
       ]),
@@ -111,6 +113,80 @@ describe('lore crawl <url> (website crawler)', () => {
     const stored = await entries();
     assert.ok(!stored.has('/docs/orphan'), 'a page now 404 is deleted, though only the sitemap named it');
     assert.equal(stored.get('/docs/b')!.title, 'Payments');
+  });
+
+  describe('--sections', () => {
+    let guide: string;
+    before(async () => {
+      guide = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Guide' } })).body.data.id;
+    });
+    const crawlGuide = (sections = true) =>
+      crawlSite({ start: `${web.url()}/guide/`, collection: guide, server: lore, token, maxPages: 100, concurrency: 2, delayMs: 0, include: [], exclude: [], keepGone: false, sections, progress: false });
+    /** The guide's entries: source_id → [title, source_url], the site's origin left out. */
+    const linked = async () => Object.fromEntries([...(await entries(guide))].map(([id, e]) => [id, [e.title, e.source_url.replace(web.url(), '')]]));
+    const sectioned = {
+      '/guide': ['Guide', '/guide/'],
+      '/guide/faq': ['FAQ', '/guide/faq'],
+      '/guide/faq#billing': ['Billing', '/guide/faq#billing'],
+      '/guide/faq#refunds': ['Refunds', '/guide/faq#refunds'],
+      '/guide/setup': ['Setup', '/guide/setup'],
+      '/guide/setup#install': ['Install', '/guide/setup#sec-install'],
+      '/guide/setup#configuration': ['Configuration', '/guide/setup#sec-config'],
+      '/guide/setup#server': ['Configuration › Server', '/guide/setup#sec-config-server'],
+      '/guide/setup#storage': ['Configuration › Storage', '/guide/setup#sec-config-storage'],
+      '/guide/setup#troubleshooting': ['Troubleshooting', '/guide/setup#trouble'],
+      '/guide/setup#uninstall': ['Uninstall', '/guide/setup#uninstall'],
+    };
+
+    it("makes an entry per section, titled by its heading path and linked at the site's heading id", async () => {
+      const report = await crawlGuide();
+      assert.deepEqual(await linked(), sectioned, "the section's id on its heading, on the section it opens, or its slug when it has none");
+      assert.deepEqual([report.created, report.updated, report.unchanged, report.deleted, report.failed.length], [11, 0, 0, 0, 0]);
+      const tooLong = `/guide#${'a-heading-far-too-long-'.repeat(25).slice(0, -1)}`;
+      assert.deepEqual(reasons(report), { '/sitemap.xml': 'not a sitemap (no <urlset> or <sitemapindex>)', [tooLong]: 'URL longer than 500 characters' }, 'a section over the limits is left out');
+      const stored = await entries(guide);
+      assert.equal(stored.get('/guide/setup#install')!.raw_text, '## Install\n\nInstall Acme with npm install acme on any machine with Node.js 20 or later.');
+      assert.match(stored.get('/guide/setup')!.raw_text, /^Setting Acme up is explained here/, 'the text before the first section is the page');
+      assert.ok(!stored.get('/guide/setup#configuration')!.raw_text.includes('### Server'), 'a long section split at its sub-headings');
+      assert.match(stored.get('/guide/faq')!.raw_text, /^# FAQ\n\nThe FAQ is explained here/, 'a first heading repeating the title is the page, not a section');
+      assert.ok([...stored].every(([id, e]) => e.meta.page === `${web.url()}${id.split('#')[0]}`), 'each names its page');
+    });
+
+    it('re-crawls: an unchanged page is not written, a changed one loses the sections it no longer has, a page gone its sections', async () => {
+      const before = await entries(guide);
+      web.state.troubleshooting = false;
+      const report = await crawlGuide();
+      assert.equal(web.statuses.get('/guide/faq'), 304, 'asked conditionally');
+      assert.deepEqual([report.created, report.updated, report.unchanged, report.deleted], [0, 6, 4, 1], 'the changed page rewritten whole; the others counted by their entries');
+      const after = await entries(guide);
+      assert.ok(!after.has('/guide/setup#troubleshooting'), 'the section removed is deleted');
+      for (const id of ['/guide', '/guide/faq', '/guide/faq#billing', '/guide/faq#refunds']) assert.equal(after.get(id)!.updated_at, before.get(id)!.updated_at, `${id} not written again`);
+
+      web.state.faqGone = true;
+      const gone = await crawlGuide();
+      assert.deepEqual([gone.created, gone.updated, gone.unchanged, gone.deleted], [0, 0, 7, 3]);
+      assert.deepEqual(Object.keys(await linked()).filter((id) => id.startsWith('/guide/faq')), [], 'a page gone takes its sections with it');
+      assert.ok(!Object.keys(reasons(gone)).some((url) => url.startsWith('/guide/faq')), 'a page gone is not reported skipped');
+    });
+
+    it('switched off and on, leaves no entry of the other form', async () => {
+      web.state.troubleshooting = true;
+      web.state.faqGone = false;
+      await crawlGuide();
+      assert.deepEqual(await linked(), sectioned);
+
+      const pages = await crawlGuide(false);
+      assert.equal(web.statuses.get('/guide/faq'), 200, 'a page stored in sections is read again, not asked conditionally');
+      assert.deepEqual(await linked(), { '/guide': ['Guide', '/guide/'], '/guide/faq': ['FAQ', '/guide/faq'], '/guide/setup': ['Setup', '/guide/setup'] });
+      assert.deepEqual([pages.created, pages.updated, pages.unchanged, pages.deleted], [0, 3, 0, 8]);
+      assert.match((await entries(guide)).get('/guide/faq')!.raw_text, /Refunds are paid/, 'the whole page');
+
+      const again = await runLoreCli(['crawl', `${web.url()}/guide/`, '--collection', guide, '--url', lore, '--delay-ms', '0', '--sections'], { ...process.env, LORE_TOKEN: token });
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /, one entry a section: 3 pages fetched of 3 found — 8 new, 3 changed, 0 unchanged, 0 deleted, 2 skipped, 0 failed\./);
+      assert.equal(web.statuses.get('/guide/faq'), 200);
+      assert.deepEqual(await linked(), sectioned);
+    });
   });
 
   it('crawls nothing while robots.txt answers with a server error (RFC 9309)', async () => {

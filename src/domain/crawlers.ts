@@ -231,6 +231,7 @@ export function createCrawlerRunner(deps: {
           include: crawler.include,
           exclude: crawler.exclude,
           keepGone: crawler.keep_gone,
+          sections: false,
           fetch: deps.fetch,
           signal: run.signal,
         },

@@ -10,9 +10,10 @@
  *   followed, malformed sitemaps reported and skipped).
  * - One URL per page: fragments dropped, tracking parameters (`utm_*`, `gclid`, `fbclid`, …)
  *   dropped, a trailing slash dropped, the remaining parameters sorted — that key names the
- *   page (its entry's source_id), while the page is fetched and linked at the first form found
- *   (slash kept); a page's redirect target and its canonical link (when in scope) name it, so
- *   `/a`, `/a/`, `/a#x` and `/a?utm_source=…` are one page.
+ *   page (its entry's source_id, or its sections' before `#`: crawlRun.ts), while the page
+ *   is fetched and linked at the first form found (slash kept); a page's redirect target and
+ *   its canonical link (when in scope) name it, so `/a`, `/a/`, `/a#x` and `/a?utm_source=…`
+ *   are one page.
  * - Bounded: `concurrency` requests at a time, `delayMs` (or robots.txt's Crawl-delay) between the starts of two requests,
  *   a page limit, a timeout and a size cap per response; HTML and PDF are read, other
  *   content types reported.

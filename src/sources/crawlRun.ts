@@ -3,12 +3,15 @@
  * and a report, whatever writes them — Lore's API for `lore crawl`, the entry service for the
  * server's crawlers (domain/crawlers.ts).
  */
+import { createHash } from 'node:crypto';
 import { LIMITS } from '../domain/entries.js';
-import { crawl, type CrawlOptions, type CrawlProgress } from './crawl.js';
+import { sectionParts, slugify } from '../domain/text/sections.js';
+import { crawl, type CrawlOptions, type CrawlProgress, type CrawlResult } from './crawl.js';
 import type { SourceEntry, SourceReport, StoredEntry } from './loreApi.js';
 
 export const WEB_SOURCE_TYPE = 'web';
 
+/** `created` … `deleted` count entries: pages, or with `sections` the sections of pages. */
 export interface CrawlReport extends SourceReport {
   /** URLs in scope found (links, sitemaps, known pages). */
   found: number;
@@ -25,14 +28,21 @@ export interface EntrySink {
 
 export interface CrawlSettings extends Omit<CrawlOptions, 'known'> {
   keepGone: boolean;
+  /** One entry per section of a page (see `pageEntries`), as `lore import --sections` makes them; else one a page. */
+  sections: boolean;
   /** Stops the crawl between pages (closing Lore). */
   signal?: AbortSignal;
 }
 
+type Page = Extract<CrawlResult, { kind: 'page' }>;
+
 /**
- * Crawls, writing the pages whose content changed (by content hash, or where they are
- * fetched), deleting known pages that answer 404 or 410 unless `keepGone`, and reporting the
- * rest. `onProgress` is called after each result; what it throws ends the crawl.
+ * Crawls, writing the pages whose entries changed (content hash, where they are fetched, one
+ * entry or sections), deleting known pages that answer 404 or 410 unless `keepGone`, and
+ * reporting the rest. A page read is written whole — its section entries all, with the page's
+ * validators — and the entries it made before and makes no more (a section removed, or the
+ * other mode's) are deleted. `onProgress` is called after each result; what it throws ends
+ * the crawl.
  */
 export async function runCrawl(
   settings: CrawlSettings,
@@ -41,34 +51,39 @@ export async function runCrawl(
   report: CrawlReport,
   onProgress?: (progress: CrawlProgress) => Promise<void> | void,
 ): Promise<void> {
-  const known = new Map([...stored].map(([url, { meta, sourceUrl }]) => [url, { location: sourceUrl, etag: text(meta.etag), lastModified: text(meta.last_modified) }]));
+  const pages = storedPages(stored);
+  // A page stored in the other mode is not asked conditionally: a 304 would leave it so.
+  const known = new Map(
+    [...pages].map(([url, page]) => [url, { location: page.location, ...(page.sections === settings.sections && { etag: page.etag, lastModified: page.lastModified }) }]),
+  );
   const progress: CrawlProgress = { found: 0, fetched: 0 };
   for await (const result of crawl({ ...settings, known }, progress)) {
     if (settings.signal?.aborted) throw new Error('the crawl was stopped');
     switch (result.kind) {
       case 'page': {
-        const before = stored.get(result.url);
-        if (before?.meta.content_sha256 === result.contentHash && before.sourceUrl === result.location) report.unchanged++;
-        else if (result.url.length > LIMITS.sourceId) report.skipped.push({ path: result.url, reason: `URL longer than ${LIMITS.sourceId} characters` });
-        else if (result.text.length > LIMITS.rawText) report.skipped.push({ path: result.url, reason: `longer than ${LIMITS.rawText.toLocaleString('en')} characters` });
-        else
-          await sink.write({
-            source_type: WEB_SOURCE_TYPE,
-            source_id: result.url,
-            title: (result.title ?? result.url).slice(0, LIMITS.title),
-            raw_text: result.text,
-            source_url: result.location.length <= LIMITS.sourceUrl ? result.location : null,
-            meta: { content_sha256: result.contentHash, etag: result.etag, last_modified: result.lastModified, ...(result.anchors && { anchors: result.anchors }) },
-          });
+        const ids = pages.get(result.url)?.ids ?? [];
+        const { entries, left } = settings.sections ? pageSections(result) : pageEntry(result);
+        report.skipped.push(...left);
+        const made = new Set(entries.map((entry) => entry.source_id));
+        const same = (entry: SourceEntry) => {
+          const before = stored.get(entry.source_id);
+          return before?.meta.content_sha256 === entry.meta.content_sha256 && before.sourceUrl === entry.source_url && before.meta.page === entry.meta.page;
+        };
+        if (entries.every(same) && ids.every((id) => made.has(id))) report.unchanged += entries.length;
+        else for (const entry of entries) await sink.write(entry);
+        // A page none of whose entries can be kept keeps what it had, as when it fails.
+        if (entries.length > 0) for (const id of ids) if (!made.has(id)) await sink.remove(id);
         break;
       }
       case 'unchanged':
-        report.unchanged++;
+        report.unchanged += pages.get(result.url)?.ids.length ?? 1;
         break;
-      case 'gone':
-        if (stored.has(result.url) && !settings.keepGone) await sink.remove(result.url);
-        else report.skipped.push({ path: result.url, reason: `HTTP ${result.status}${stored.has(result.url) ? ' (kept: keep gone pages)' : ''}` });
+      case 'gone': {
+        const ids = pages.get(result.url)?.ids ?? [];
+        if (ids.length > 0 && !settings.keepGone) for (const id of ids) await sink.remove(id);
+        else report.skipped.push({ path: result.url, reason: `HTTP ${result.status}${ids.length > 0 ? ' (kept: keep gone pages)' : ''}` });
         break;
+      }
       case 'skipped':
         report.skipped.push({ path: result.url, reason: result.reason });
         break;
@@ -83,6 +98,111 @@ export async function runCrawl(
   await sink.flush();
   report.found = progress.found;
   report.fetched = progress.fetched;
+}
+
+/** The entries of a page, and the parts of it left out (over an entry's limits) with why. */
+interface PageEntries {
+  entries: SourceEntry[];
+  left: { path: string; reason: string }[];
+}
+
+/** A page as one entry: source_id its key, `meta.anchors` its headings' ids (answers link the section they quote). */
+function pageEntry(page: Page): PageEntries {
+  const refused = tooLarge(page.url, page.text);
+  if (refused) return { entries: [], left: [{ path: page.url, reason: refused }] };
+  const { contentHash, etag, lastModified, anchors } = page;
+  return {
+    entries: [
+      {
+        source_type: WEB_SOURCE_TYPE,
+        source_id: page.url,
+        title: (page.title ?? page.url).slice(0, LIMITS.title),
+        raw_text: page.text,
+        source_url: page.location.length <= LIMITS.sourceUrl ? page.location : null,
+        meta: { content_sha256: contentHash, etag, last_modified: lastModified, ...(anchors && { anchors }) },
+      },
+    ],
+    left: [],
+  };
+}
+
+/**
+ * A page as one entry per section (`sectionParts`): source_id `key#slug` (the key alone for the
+ * text before the first section), the heading path as title (the page's title before the
+ * first section), source_url where the page was fetched with the id the site gives the heading
+ * (its slug when the page gives none). `meta.page` names the page (its key) and marks the
+ * entry a section; `meta.content_sha256` hashes what the entry holds.
+ */
+function pageSections(page: Page): PageEntries {
+  const entries: SourceEntry[] = [];
+  const left: PageEntries['left'] = [];
+  for (const part of sectionParts({ title: page.title, text: titled(page.text, page.title) }, page.anchors)) {
+    const sourceId = `${page.url}${part.fragment}`;
+    const { text } = part;
+    const refused = tooLarge(sourceId, text);
+    if (refused) {
+      left.push({ path: sourceId, reason: refused });
+      continue;
+    }
+    const title = (part.title ?? page.url).slice(0, LIMITS.title);
+    const sourceUrl = `${page.location}${part.link}`;
+    const source_url = sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null;
+    const contentHash = createHash('sha256').update(title).update('\0').update(text).update('\0').update(source_url ?? '').digest('hex');
+    entries.push({
+      source_type: WEB_SOURCE_TYPE,
+      source_id: sourceId,
+      title,
+      raw_text: text,
+      source_url,
+      meta: { content_sha256: contentHash, etag: page.etag, last_modified: page.lastModified, page: page.url },
+    });
+  }
+  return { entries, left };
+}
+
+/** Why an entry of `sourceId` holding `text` cannot be written; null when it can. */
+function tooLarge(sourceId: string, text: string): string | null {
+  if (sourceId.length > LIMITS.sourceId) return `URL longer than ${LIMITS.sourceId} characters`;
+  if (text.length > LIMITS.rawText) return `longer than ${LIMITS.rawText.toLocaleString('en')} characters`;
+  return null;
+}
+
+/**
+ * A page's Markdown with a first heading that repeats the page's title made its `#` title:
+ * Readability hands the page's `<h1>` on as an `<h2>`, which would otherwise be a section
+ * holding the page's introduction.
+ */
+function titled(markdown: string, title: string | null): string {
+  const first = /^#{2,6}[ \t]+(.+?)[ \t#]*(?:\n|$)/.exec(markdown);
+  return first && title !== null && slugify(first[1]!) === slugify(title) ? markdown.replace(/^#+/, '#') : markdown;
+}
+
+/** A page's stored entries (its own, or its sections', which name it in `meta.page`) and where it was fetched and how it answered. */
+interface StoredPage {
+  ids: string[];
+  /** Whether they are sections; null when some are and some not (a run between modes that stopped). */
+  sections: boolean | null;
+  location: string | null;
+  etag: string | null;
+  lastModified: string | null;
+}
+
+/** The stored entries by page (key). */
+function storedPages(stored: ReadonlyMap<string, StoredEntry>): Map<string, StoredPage> {
+  const pages = new Map<string, StoredPage>();
+  for (const [id, { meta, sourceUrl }] of stored) {
+    const sections = typeof meta.page === 'string';
+    const key = sections ? (meta.page as string) : id;
+    const page = pages.get(key);
+    if (page) {
+      page.ids.push(id);
+      if (page.sections !== sections) page.sections = null;
+    } else {
+      // A section's source_url is the page's location with the section's anchor.
+      pages.set(key, { ids: [id], sections, location: sourceUrl?.replace(/#.*$/s, '') ?? null, etag: text(meta.etag), lastModified: text(meta.last_modified) });
+    }
+  }
+  return pages;
 }
 
 function text(value: unknown): string | null {
