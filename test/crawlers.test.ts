@@ -1,8 +1,8 @@
 /**
  * Website crawlers run by the server (POST /api/v1/collections/{collection}/crawlers): the
  * first run at once, status and report over the API, a re-run that writes nothing, schedules,
- * validation, tenant isolation, one process at a time, and no fetching of private addresses
- * unless LORE_CRAWL_PRIVATE_NETWORKS allows it. On both backends.
+ * the sections setting, validation, tenant isolation, one process at a time, and no fetching
+ * of private addresses unless LORE_CRAWL_PRIVATE_NETWORKS allows it. On both backends.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -33,8 +33,8 @@ for (const backend of backends()) {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const crawler = created.body.data;
       assert.deepEqual(
-        [crawler.type, crawler.status, crawler.max_pages, crawler.schedule_hours, crawler.keep_gone, crawler.include, crawler.exclude, crawler.last_run],
-        ['website', 'queued', 1000, null, false, [], ['docs/huge'], null],
+        [crawler.type, crawler.status, crawler.max_pages, crawler.schedule_hours, crawler.keep_gone, crawler.sections, crawler.include, crawler.exclude, crawler.last_run],
+        ['website', 'queued', 1000, null, false, false, [], ['docs/huge'], null],
       );
       assert.equal(await server.container.crawlerRunner.tick(), true);
 
@@ -68,6 +68,31 @@ for (const backend of backends()) {
       assert.equal((await server.call('GET', `/api/v1/collections/${collection}/entries?per_page=1`, { token })).body.meta.total, 5, 'its pages stay');
     });
 
+    it('keeps its sections setting, and crawls a page into an entry per section or one as it says', async () => {
+      const guide = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Guide' } })).body.data.id;
+      const crawlers = `/api/v1/collections/${guide}/crawlers`;
+      const created = await server.call('POST', crawlers, { token, body: { start_url: `${web.url()}/guide/`, sections: true } });
+      assert.deepEqual([created.status, created.body.data.sections], [201, true], JSON.stringify(created.body));
+      await server.container.crawlerRunner.tick();
+      const ids = async () =>
+        Object.fromEntries(
+          ((await server.call('GET', `/api/v1/collections/${guide}/entries?per_page=100`, { token })).body.data as { source_id: string; source_url: string }[]).map((e) => [e.source_id.replace(web.url(), ''), e.source_url.replace(web.url(), '')]),
+        );
+      const sections = await ids();
+      assert.equal(Object.keys(sections).length, 11, JSON.stringify(sections));
+      assert.equal(sections['/guide/setup#server'], '/guide/setup#sec-config-server');
+      assert.equal(sections['/guide/setup#troubleshooting'], '/guide/setup#trouble');
+      assert.equal((await server.call('GET', `${crawlers}/${created.body.data.id}`, { token })).body.data.sections, true, 'stored');
+
+      const patched = await server.call('PATCH', `${crawlers}/${created.body.data.id}`, { token, body: { sections: false } });
+      assert.deepEqual([patched.status, patched.body.data.sections], [200, false]);
+      await server.call('POST', `${crawlers}/${created.body.data.id}/run`, { token });
+      await server.container.crawlerRunner.tick();
+      assert.deepEqual(await ids(), { '/guide': '/guide/', '/guide/faq': '/guide/faq', '/guide/setup': '/guide/setup' }, 'one entry a page, the sections deleted');
+      assert.equal((await server.call('GET', crawlers, { token })).body.data[0].sections, false, 'listed');
+      await server.call('DELETE', `${crawlers}/${created.body.data.id}`, { token });
+    });
+
     it('validates what it is given', async () => {
       const bad = async (body: unknown) => (await server.call('POST', base(), { token, body })).status;
       assert.equal(await bad({ start_url: 'ftp://example.test/' }), 422);
@@ -76,6 +101,7 @@ for (const backend of backends()) {
       assert.equal(await bad({ start_url: 'https://example.test/', max_pages: 0 }), 422);
       assert.equal(await bad({ start_url: 'https://example.test/', schedule_hours: 0 }), 422);
       assert.equal(await bad({ start_url: 'https://example.test/', type: 'folder' }), 422);
+      assert.equal(await bad({ start_url: 'https://example.test/', sections: 'yes' }), 422);
       assert.equal((await server.call('POST', '/api/v1/collections/00000000-0000-4000-8000-000000000000/crawlers', { token, body: { start_url: 'https://example.test/' } })).status, 404);
     });
 

@@ -23,6 +23,8 @@ export interface CrawlerSettings {
   exclude: string[];
   max_pages: number;
   keep_gone: boolean;
+  /** One entry per section of a page, as `lore crawl --sections` makes them (sources/crawlRun.ts); else one a page. */
+  sections: boolean;
   /** Hours between the starts of two runs; null: only when asked. */
   schedule_hours: number | null;
 }
@@ -146,6 +148,7 @@ export function createCrawlerService(deps: { crawlers: CrawlerRepository; collec
         exclude: patch.exclude ?? current.exclude,
         max_pages: patch.max_pages ?? current.max_pages,
         keep_gone: patch.keep_gone ?? current.keep_gone,
+        sections: patch.sections ?? current.sections,
         schedule_hours: patch.schedule_hours === undefined ? current.schedule_hours : patch.schedule_hours,
       };
       const updated = await crawlers.update(scope, collectionId, id, settings);
@@ -231,7 +234,7 @@ export function createCrawlerRunner(deps: {
           include: crawler.include,
           exclude: crawler.exclude,
           keepGone: crawler.keep_gone,
-          sections: false,
+          sections: crawler.sections,
           fetch: deps.fetch,
           signal: run.signal,
         },

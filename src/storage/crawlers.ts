@@ -2,7 +2,7 @@ import type { ClaimedCrawler, Crawler, CrawlerRepository } from '../domain/crawl
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 
-const COLUMNS = `id, collection_id, start_url, include, exclude, max_pages, keep_gone, schedule_hours,
+const COLUMNS = `id, collection_id, start_url, include, exclude, max_pages, keep_gone, sections, schedule_hours,
   CASE WHEN leased_until > clock_timestamp() THEN 'running'
        WHEN next_run_at <= clock_timestamp() THEN 'queued' ELSE 'idle' END AS status,
   ${iso('next_run_at')}, progress, last_run, ${iso('created_at')}, ${iso('updated_at')}`;
@@ -27,9 +27,9 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
 
     async create(scope, collectionId, id, s) {
       await db.query(
-        `INSERT INTO crawlers (id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, schedule_hours, next_run_at)
-         VALUES ($1, $2, $3, $4, $5::text[], $6::text[], $7, $8, $9, clock_timestamp())`,
-        [id, scope.organisationId, collectionId, s.start_url, s.include, s.exclude, s.max_pages, s.keep_gone, s.schedule_hours],
+        `INSERT INTO crawlers (id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, schedule_hours, sections, next_run_at)
+         VALUES ($1, $2, $3, $4, $5::text[], $6::text[], $7, $8, $9, $10, clock_timestamp())`,
+        [id, scope.organisationId, collectionId, s.start_url, s.include, s.exclude, s.max_pages, s.keep_gone, s.schedule_hours, s.sections],
       );
       return (await get(scope.organisationId, collectionId, id))!;
     },
@@ -37,7 +37,7 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
     async update(scope, collectionId, id, s) {
       // A schedule set or changed counts from the last run's start (or now, with none).
       const rows = await db.query(
-        `UPDATE crawlers SET start_url = $4, include = $5::text[], exclude = $6::text[], max_pages = $7, keep_gone = $8, schedule_hours = $9,
+        `UPDATE crawlers SET start_url = $4, include = $5::text[], exclude = $6::text[], max_pages = $7, keep_gone = $8, schedule_hours = $9, sections = $10,
            next_run_at = CASE
              WHEN $9::int IS NULL THEN CASE WHEN next_run_at <= clock_timestamp() THEN next_run_at END
              WHEN schedule_hours IS DISTINCT FROM $9::int
@@ -45,7 +45,7 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
              ELSE next_run_at END,
            updated_at = clock_timestamp()
          WHERE id = $1 AND collection_id = $2 AND organisation_id = $3 RETURNING id`,
-        [id, collectionId, scope.organisationId, s.start_url, s.include, s.exclude, s.max_pages, s.keep_gone, s.schedule_hours],
+        [id, collectionId, scope.organisationId, s.start_url, s.include, s.exclude, s.max_pages, s.keep_gone, s.schedule_hours, s.sections],
       );
       return rows.length ? get(scope.organisationId, collectionId, id) : null;
     },
@@ -71,7 +71,7 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
                      WHERE next_run_at <= clock_timestamp() AND leased_until <= clock_timestamp()
                      ORDER BY next_run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
            AND leased_until <= clock_timestamp()
-         RETURNING id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, schedule_hours`,
+         RETURNING id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, sections, schedule_hours`,
         [leaseSeconds],
       );
       if (!row) return null;

@@ -14,6 +14,7 @@ const Settings = {
   exclude: Type.Optional(Patterns),
   max_pages: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'pages fetched a run, at most (default 1,000)' })),
   keep_gone: Type.Optional(Type.Boolean({ description: 'keep entries of pages that now answer 404 or 410 (default false: delete them)' })),
+  sections: Type.Optional(Type.Boolean({ description: 'one entry per section of a page (source_id URL#slug), as lore import --sections makes them (default false: one a page)' })),
   schedule_hours: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 8_760, description: 'hours between runs; null: only when asked (default)' }))),
 };
 const CrawlerCreate = Type.Object({ type: Type.Optional(Type.Literal('website')), ...Settings }, { additionalProperties: false });
@@ -31,6 +32,7 @@ const Crawler = Type.Object({
   exclude: Type.Array(Type.String()),
   max_pages: Type.Integer(),
   keep_gone: Type.Boolean(),
+  sections: Type.Boolean(),
   schedule_hours: Nullable(Type.Integer()),
   status: Type.Union([Type.Literal('idle'), Type.Literal('queued'), Type.Literal('running')]),
   next_run_at: Nullable(Type.String()),
@@ -87,6 +89,7 @@ export function crawlerRoutes(app: App): void {
       exclude: body.exclude ?? [],
       max_pages: body.max_pages ?? 1000,
       keep_gone: body.keep_gone ?? false,
+      sections: body.sections ?? false,
       schedule_hours: body.schedule_hours ?? null,
     });
     return reply.status(201).send({ data: present(crawler) });
