@@ -7,6 +7,7 @@ interface Crawler {
   id: string;
   start_url: string;
   max_pages: number;
+  sections: boolean;
   schedule_hours: number | null;
   status: 'idle' | 'queued' | 'running';
   next_run_at: string | null;
@@ -21,6 +22,7 @@ export function Crawlers({ token, collection }: { token: string; collection: str
   const [url, setUrl] = useState('');
   const [maxPages, setMaxPages] = useState('1000');
   const [schedule, setSchedule] = useState('24');
+  const [sections, setSections] = useState(false);
   const action = useAction();
   const busy = (list.data?.data ?? []).some((c) => c.status !== 'idle');
   // While a crawl runs, its progress is read again every few seconds.
@@ -33,7 +35,7 @@ export function Crawlers({ token, collection }: { token: string; collection: str
   return (
     <div class="card" aria-labelledby="crawlers-title">
       <h2 id="crawlers-title">Website crawlers</h2>
-      <p class="muted">A crawler reads a website into this collection, one entry a page, and keeps it current on a schedule.</p>
+      <p class="muted">A crawler reads a website into this collection, one entry a page (or a section), and keeps it current on a schedule.</p>
       {(list.data?.data ?? []).map((c) => (
         <div class="widget" key={c.id} data-testid="crawler">
           <h3>
@@ -62,7 +64,7 @@ export function Crawlers({ token, collection }: { token: string; collection: str
             </details>
           )}
           <p class="muted">
-            {c.schedule_hours ? `Every ${c.schedule_hours} h` : 'Runs only when asked'}{c.next_run_at ? `; next run ${when(c.next_run_at)}` : ''} · at most {number(c.max_pages)} pages
+            {c.schedule_hours ? `Every ${c.schedule_hours} h` : 'Runs only when asked'}{c.next_run_at ? `; next run ${when(c.next_run_at)}` : ''} · at most {number(c.max_pages)} pages{c.sections ? ' · one entry a section' : ''}
           </p>
           <div class="actions">
             <button type="button" disabled={c.status !== 'idle'} onClick={() => action.run(() => call(token, 'POST', `${base}/${c.id}/run`)).then(list.reload)}>Run now</button>
@@ -82,7 +84,7 @@ export function Crawlers({ token, collection }: { token: string; collection: str
         class="inline-form"
         onSubmit={async (e) => {
           e.preventDefault();
-          const body = { start_url: url, max_pages: Number(maxPages), schedule_hours: schedule === '' ? null : Number(schedule) };
+          const body = { start_url: url, max_pages: Number(maxPages), schedule_hours: schedule === '' ? null : Number(schedule), sections };
           if (await action.run(() => call(token, 'POST', base, body))) {
             setUrl('');
             list.reload();
@@ -97,6 +99,9 @@ export function Crawlers({ token, collection }: { token: string; collection: str
         </label>
         <label>
           Every (hours) <input type="number" class="short" min="1" max="8760" value={schedule} placeholder="never" onInput={(e) => setSchedule((e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="check">
+          <input type="checkbox" checked={sections} onChange={(e) => setSections((e.target as HTMLInputElement).checked)} /> One entry per section
         </label>
         <button type="submit" disabled={action.busy}>Add crawler</button>
       </form>

@@ -162,10 +162,11 @@ describe('browser: the console', { skip: browserSkip }, () => {
       await signIn(page, lore.org.token);
       await page.getByLabel('Start URL').fill(`${lore.site.origin}/docs/limits`);
       await page.getByLabel('Max pages').fill('5');
+      await page.getByLabel('One entry per section').check();
       await page.getByRole('button', { name: 'Add crawler' }).click();
       const crawler = page.getByTestId('crawler');
       await crawler.waitFor();
-      assert.match(await crawler.textContent() ?? '', /Every 24 h/);
+      assert.match(await crawler.textContent() ?? '', /Every 24 h.* · one entry a section/);
       await lore.server.container.crawlerRunner.tick(); // the server's periodic look for due crawlers
       await page.getByRole('button', { name: 'Run now' }).waitFor();
       await eventually(async () => {
