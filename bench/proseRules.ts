@@ -20,7 +20,7 @@
  * - `link-fragment`: outside code, Markdown link syntax the reader sees as text: `](` (an
  *   inline link cut, or one to a relative target, which leads nowhere outside its site; a whole
  *   link to an absolute http(s) URL is rendered as a link and passes), a `[text]` that is no citation (the text of a link whose
- *   target was left out, or a reference link), or a line or citation-led text starting with a
+ *   target was left out, or a reference link; an interval of numbers, `[0.15, 0.65]`, is text), or a line or citation-led text starting with a
  *   bare `#anchor`.
  * - `html`: outside code, a raw HTML tag (`<td>`, `</tr>`, `<br/>`, `<a href=…>`: a lower-case
  *   name) or character entity (`&nbsp;`, `&#39;`, `&lt;`).
@@ -43,7 +43,7 @@ const GOOD_PUNCTUATION_START = /^[`*_~"'“‘«([{]/u;
 /** Emphasis that closes instead of opening ("** The union …": the end of a bold lead-in). */
 const CLOSING_MARKER_START = /^[*_~]+(?:\s|$)/u;
 /** `](`, or a bracketed text that is no citation (`[1]`, `[1, 2]`) and no escaped `\[`. */
-const LINK_SYNTAX = /\]\(|(?<!\\)\[(?!\s*\d+(?:\s*[,;]\s*\d+)*\s*\])[^\]\n]*\]/;
+const LINK_SYNTAX = /\]\(|(?<!\\)\[(?!\s*\d+(?:\s*[,;]\s*\d+)*\s*\])(?![-+−\d.,;\s]*\])[^\]\n]*\]/;
 const BARE_ANCHOR_START = /^#[\w-]/u;
 /** A whole link to an absolute http(s) URL: the widget renders it as a link, so it is no fragment. */
 const ABSOLUTE_LINK = /(?<!\\)\[[^\[\]\n]+\]\(https?:\/\/[^\s()]+\)/g;

@@ -36,6 +36,7 @@ describe('prose rules of the answers bench', () => {
     assert.deepEqual(check('See the [proxy options](https://vite.dev/config/server-options#server-proxy) [1].'), []);
     assert.deepEqual(check('See the [proxy options](https://vite.dev/config/server [1].'), ['link-fragment']);
     assert.deepEqual(check('Set `base` as the [public base path] says [1].'), ['mid-token-start', 'link-fragment']);
+    assert.ok(!check('The cosine is mapped from [0.15, 0.65] to \\[0, 1] [1].').includes('link-fragment'), 'an interval of numbers is text, not a link');
     assert.deepEqual(check('Enable it [1] #server-proxy for details.'), ['mid-token-start', 'link-fragment']);
     assert.deepEqual(check('The proxy is described there [1].\n#server-proxy'), ['mid-token-start', 'link-fragment']);
     assert.deepEqual(check('If `true`, the client IP is the left-most entry.</td> [1]'), ['html']);
