@@ -174,6 +174,12 @@ describe('browser: the console', { skip: browserSkip }, () => {
         await page.getByTestId('last-run').waitFor({ timeout: 2000 });
       });
       assert.match(await page.getByTestId('last-run').textContent() ?? '', /Last run .*: 1 page fetched — \d+ new/);
+      for (const [name, width] of [['desktop', 1280], ['mobile', 375]] as const) {
+        await page.setViewportSize({ width, height: 900 });
+        const shot = `${OUT}console-crawlers-${name}.png`;
+        await page.locator('[aria-labelledby="crawlers-title"]').screenshot({ path: shot });
+        console.log(`screenshot: ${shot}`);
+      }
     });
   });
 
