@@ -21,11 +21,6 @@ export class ApiError extends Error {
   }
 }
 
-export interface Paged<T> {
-  data: T[];
-  meta: { current_page: number; last_page: number; per_page: number; total: number };
-}
-
 /** The session kept for this tab (sessionStorage: gone when the tab closes). */
 export function savedSession(): Session | null {
   try {

@@ -1,16 +1,8 @@
 import { useState } from 'preact/hooks';
-import { call, type Paged } from './api.js';
+import { call } from './api.js';
 import { Markdown } from './markdown.js';
+import type { Conversation, Paged, Transcript } from './resources.js';
 import { Empty, Pager, Show, useLoad, when } from './ui.js';
-
-interface Conversation { id: string; integration_id: string; widget_id: string | null; visitor_id: string | null; title: string; message_count: number; created_at: string }
-interface Transcript {
-  id: string;
-  title: string;
-  visitor_id: string | null;
-  created_at: string;
-  messages: { id: string; role: 'user' | 'assistant'; content: string; citations: { ref?: number; title?: string; url?: string }[]; created_at: string; thumbs_up: number; thumbs_down: number }[];
-}
 
 /** Chat conversations of the last 90 days, newest first. */
 export function Conversations({ token }: { token: string }) {

@@ -1,19 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type Paged } from './api.js';
+import { call } from './api.js';
+import type { Crawler, Paged } from './resources.js';
 import { ErrorNote, number, useAction, useLoad, when } from './ui.js';
-
-interface Report { found: number; fetched: number; created: number; updated: number; unchanged: number; deleted: number; skipped_total: number; failed_total: number; failed: { url: string; reason: string }[] }
-interface Crawler {
-  id: string;
-  start_url: string;
-  max_pages: number;
-  sections: boolean;
-  schedule_hours: number | null;
-  status: 'idle' | 'queued' | 'running';
-  next_run_at: string | null;
-  progress: { found: number; fetched: number; written: number; failed: number } | null;
-  last_run: { started_at: string; finished_at: string; outcome: 'finished' | 'failed'; error: string | null; report: Report } | null;
-}
 
 /** The website crawlers that keep a collection in step with a site: status, progress, last report; add, run, delete. */
 export function Crawlers({ token, collection }: { token: string; collection: string }) {

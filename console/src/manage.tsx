@@ -1,18 +1,10 @@
 import { useState } from 'preact/hooks';
 import { PERMISSIONS } from '../../src/domain/access.js';
-import { call, organisationToken, type Paged } from './api.js';
+import { call, organisationToken } from './api.js';
+import type { ApiKey, Collection, Entry, Integration, Organisation, Paged, Usage, Widget } from './resources.js';
 import { Checklist, Empty, ErrorNote, number, Pager, Show, useAction, useLoad, when } from './ui.js';
-import { WidgetEditor, type EditableWidget } from './widgetEditor.js';
+import { WidgetEditor } from './widgetEditor.js';
 import { Crawlers } from './crawlers.js';
-
-interface Collection { id: string; name: string; created_at: string }
-interface Entry { id: string; title: string | null; raw_text: string; source_type: string | null; source_id: string | null; source_url: string | null; updated_at: string }
-interface Integration { id: string; name: string; type: string; collection_ids: string[]; is_active: boolean; settings: Record<string, string | null> }
-type Widget = EditableWidget & { integration_id: string };
-interface ApiKey { id: string; name: string; permissions: string[]; source_ids: string[] | null; created_at: string }
-interface Usage { answer_credits: number | null; usage_quota: number | null; period: string; requests: number; answers: number }
-interface Organisation { id: number; name: string; answer_credits: number | null; usage_quota: number | null; created_at: string }
-
 
 /** Collections, with a form to create one. */
 export function Collections({ token }: { token: string }) {

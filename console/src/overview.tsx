@@ -1,18 +1,8 @@
 import { useMemo, useState } from 'preact/hooks';
-import { call, download, type Paged } from './api.js';
+import { call, download } from './api.js';
 import { TimeChart } from './chart.js';
+import type { Clicks, Feedback, Integration, Paged, Point, QueryStat, Unanswered } from './resources.js';
 import { Empty, ErrorNote, number, percent, Show, useAction, useLoad, when } from './ui.js';
-
-interface Integration { id: string; name: string; type: string }
-interface Point { period: string; searches: number; no_results: number; clicks: number; chat_answers: number; summaries: number }
-interface QueryStat { query: string; searches: number; avg_results: number; avg_top_score: number | null; last_searched_at: string }
-interface Clicks { searches: number; clicks: number; click_through_rate: number | null; positions: { rank: number | null; clicks: number }[] }
-interface Feedback {
-  thumbs_up: number;
-  thumbs_down: number;
-  answers: { answer_id: string; thumbs_up: number; thumbs_down: number; question: string | null; answer: string | null; conversation_id: string | null }[];
-}
-interface Unanswered { kind: 'chat' | 'summary'; answer_id: string; conversation_id: string | null; question: string | null; answer: string | null; created_at: string }
 
 /** The window and integration every analytics call of the page shares, as a query string. */
 function windowQuery(days: number, integration: string): string {

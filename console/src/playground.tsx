@@ -1,13 +1,9 @@
 import { useState } from 'preact/hooks';
-import { call, type Paged } from './api.js';
+import { call } from './api.js';
 import { snippetHtml } from '../../widget/src/core/markdown.js';
 import { Markdown } from './markdown.js';
+import type { Hit, Integration, Paged, Summary } from './resources.js';
 import { Empty, ErrorNote, Show, useAction, useLoad } from './ui.js';
-
-interface Integration { id: string; name: string; type: string }
-interface Breakdown { similarity: number; final_score: number; lexical: number; vector: number; bm25: number; cosine: number; lexical_weight: number }
-interface Hit { id: string; title: string | null; source_url: string | null; snippet: string; score_breakdown: Breakdown }
-interface Summary { has_relevant_results: boolean; summary: string; references: { ref: number; title: string; url: string }[]; data: { id: string; title: string | null; raw_text: string }[] }
 
 /** `key=value` lines as the search API's meta filter parameters. */
 function metaParams(text: string, q: URLSearchParams): void {

@@ -1,18 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { THEMES, VARIANTS, WIDGET_LOCALES, type WidgetConfig } from '../../src/domain/widgetConfig.js';
+import { THEMES, VARIANTS, WIDGET_LOCALES } from '../../src/domain/widgetConfig.js';
 import { call } from './api.js';
+import type { Widget } from './resources.js';
 import { ErrorNote, useAction } from './ui.js';
 
-/** A widget as the API returns it, with its whole presentation config. */
-export interface EditableWidget {
-  id: string;
-  key: string;
-  type: 'search' | 'chat';
-  name: string;
-  websites: string[];
-  /** The config the API serves (the server's own type: the two cannot drift apart). */
-  config: WidgetConfig;
-}
 const PREVIEW_KEY = 'lore-console-preview-key';
 
 interface Sdk {
@@ -48,7 +39,7 @@ async function previewKey(token: string): Promise<string> {
 }
 
 /** Every presentation setting of a widget, with the real widget beside it showing them before they are saved. */
-export function WidgetEditor({ token, widget, onClose }: { token: string; widget: EditableWidget; onClose: (saved: boolean) => void }) {
+export function WidgetEditor({ token, widget, onClose }: { token: string; widget: Widget; onClose: (saved: boolean) => void }) {
   const [name, setName] = useState(widget.name);
   const [websites, setWebsites] = useState(widget.websites.join('\n'));
   const [config, setConfig] = useState(widget.config);
@@ -83,7 +74,7 @@ export function WidgetEditor({ token, widget, onClose }: { token: string; widget
     };
   }, [config, token, widget.key, chat]);
 
-  const text = (field: keyof EditableWidget['config'], label: string, max: number) => (
+  const text = (field: keyof Widget['config'], label: string, max: number) => (
     <label class="block">
       {label} <input value={String(config[field] ?? '')} maxLength={max} onInput={(e) => set(field, (e.target as HTMLInputElement).value)} />
     </label>
