@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { call } from './api.js';
 import { Markdown } from './markdown.js';
+import { ListTable, Page } from './page.js';
 import type { Conversation, Paged, Transcript } from './resources.js';
-import { Empty, Pager, Show, useLoad, when } from './ui.js';
+import { Empty, Show, useLoad, when } from './ui.js';
 
 /** Chat conversations of the last 90 days, newest first. */
 export function Conversations({ token }: { token: string }) {
@@ -10,37 +11,22 @@ export function Conversations({ token }: { token: string }) {
   const from = new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 10);
   const list = useLoad(() => call<Paged<Conversation>>(token, 'GET', `/analytics/conversations?from=${from}&page=${page}&per_page=25`), [token, page]);
   return (
-    <section aria-labelledby="conversations-title">
-      <header class="page-head">
-        <h1 id="conversations-title">Conversations</h1>
-      </header>
-      <Show loaded={list}>
-        {(l) =>
-          l.data.length === 0 ? (
-            <Empty title="No conversations in the last 90 days">Conversations appear here when visitors use a chat widget or your code calls the chat API.</Empty>
-          ) : (
-            <div class="card">
-              <table>
-                <thead>
-                  <tr><th>First question</th><th class="wide">Visitor</th><th class="num">Messages</th><th>Started</th></tr>
-                </thead>
-                <tbody>
-                  {l.data.map((c) => (
-                    <tr key={c.id}>
-                      <td class="clip"><a href={`#/conversations/${c.id}`}>{c.title}</a></td>
-                      <td class="wide">{c.visitor_id ?? <span class="muted">anonymous</span>}</td>
-                      <td class="num">{c.message_count}</td>
-                      <td>{when(c.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <Pager page={l.meta.current_page} last={l.meta.last_page} onPage={setPage} />
-            </div>
-          )
-        }
-      </Show>
-    </section>
+    <Page id="conversations" title="Conversations">
+      <ListTable
+        list={list}
+        empty={<Empty title="No conversations in the last 90 days">Conversations appear here when visitors use a chat widget or your code calls the chat API.</Empty>}
+        columns={<><th>First question</th><th class="wide">Visitor</th><th class="num">Messages</th><th>Started</th></>}
+        row={(c) => (
+          <tr key={c.id}>
+            <td class="clip"><a href={`#/conversations/${c.id}`}>{c.title}</a></td>
+            <td class="wide">{c.visitor_id ?? <span class="muted">anonymous</span>}</td>
+            <td class="num">{c.message_count}</td>
+            <td>{when(c.created_at)}</td>
+          </tr>
+        )}
+        onPage={setPage}
+      />
+    </Page>
   );
 }
 
@@ -48,11 +34,7 @@ export function Conversations({ token }: { token: string }) {
 export function ConversationView({ token, id }: { token: string; id: string }) {
   const transcript = useLoad(() => call<{ data: Transcript }>(token, 'GET', `/analytics/conversations/${encodeURIComponent(id)}`).then((r) => r.data), [token, id]);
   return (
-    <section aria-labelledby="transcript-title">
-      <header class="page-head">
-        <h1 id="transcript-title">Conversation</h1>
-        <a href="#/conversations">All conversations</a>
-      </header>
+    <Page id="transcript" title="Conversation" head={<a href="#/conversations">All conversations</a>}>
       <Show loaded={transcript}>
         {(t) => (
           <div class="card transcript">
@@ -85,6 +67,6 @@ export function ConversationView({ token, id }: { token: string; id: string }) {
           </div>
         )}
       </Show>
-    </section>
+    </Page>
   );
 }

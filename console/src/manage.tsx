@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { PERMISSIONS } from '../../src/domain/access.js';
 import { call, organisationToken } from './api.js';
+import { ListTable, Page } from './page.js';
 import type { ApiKey, Collection, Entry, Integration, Organisation, Paged, Usage, Widget } from './resources.js';
-import { Checklist, Empty, ErrorNote, number, Pager, Show, useAction, useLoad, when } from './ui.js';
+import { Checklist, Empty, ErrorNote, number, Show, Tile, useAction, useLoad, when } from './ui.js';
 import { WidgetEditor } from './widgetEditor.js';
 import { Crawlers } from './crawlers.js';
 
@@ -12,10 +13,7 @@ export function Collections({ token }: { token: string }) {
   const [name, setName] = useState('');
   const create = useAction();
   return (
-    <section aria-labelledby="collections-title">
-      <header class="page-head">
-        <h1 id="collections-title">Collections</h1>
-      </header>
+    <Page id="collections" title="Collections">
       <form
         class="inline-form"
         onSubmit={async (e) => {
@@ -32,32 +30,22 @@ export function Collections({ token }: { token: string }) {
         <button type="submit" disabled={create.busy}>Create</button>
       </form>
       <ErrorNote error={create.error} />
-      <Show loaded={list}>
-        {(l) =>
-          l.data.length === 0 ? (
-            <Empty title="No collections yet">
-              A collection holds your content. Create one above, then add entries with the API, <code>lore import ./docs</code> or <code>lore crawl https://your.site/</code>.
-            </Empty>
-          ) : (
-            <div class="card">
-              <table>
-                <thead>
-                  <tr><th>Name</th><th>Created</th></tr>
-                </thead>
-                <tbody>
-                  {l.data.map((c) => (
-                    <tr key={c.id}>
-                      <td><a href={`#/collections/${c.id}`}>{c.name}</a></td>
-                      <td>{when(c.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
+      <ListTable
+        list={list}
+        empty={
+          <Empty title="No collections yet">
+            A collection holds your content. Create one above, then add entries with the API, <code>lore import ./docs</code> or <code>lore crawl https://your.site/</code>.
+          </Empty>
         }
-      </Show>
-    </section>
+        columns={<><th>Name</th><th>Created</th></>}
+        row={(c) => (
+          <tr key={c.id}>
+            <td><a href={`#/collections/${c.id}`}>{c.name}</a></td>
+            <td>{when(c.created_at)}</td>
+          </tr>
+        )}
+      />
+    </Page>
   );
 }
 
@@ -73,9 +61,10 @@ export function Entries({ token, collection }: { token: string; collection: stri
   const info = useLoad(() => call<Paged<Collection>>(token, 'GET', '/collections?per_page=100').then((r) => r.data.find((c) => c.id === collection) ?? null), [token, collection]);
   const manage = useAction();
   return (
-    <section aria-labelledby="entries-title">
-      <header class="page-head">
-        <h1 id="entries-title">{info.data?.name ?? 'Collection'}</h1>
+    <Page
+      id="entries"
+      title={info.data?.name ?? 'Collection'}
+      head={
         <div class="actions">
           <a href="#/collections">All collections</a>
           <button
@@ -98,7 +87,8 @@ export function Entries({ token, collection }: { token: string; collection: stri
             Delete collection
           </button>
         </div>
-      </header>
+      }
+    >
       <ErrorNote error={manage.error} />
       <form
         class="inline-form"
@@ -114,38 +104,30 @@ export function Entries({ token, collection }: { token: string; collection: stri
         </label>
         <button type="submit">Find</button>
       </form>
-      <Show loaded={list}>
-        {(l) =>
-          l.data.length === 0 && search ? (
+      <ListTable
+        list={list}
+        empty={
+          search ? (
             <Empty title={`No entry's title, source id or URL contains “${search}”`}>Search their text with the Playground.</Empty>
-          ) : l.data.length === 0 ? (
+          ) : (
             <Empty title="This collection is empty">
               Add entries with <code>POST /api/v1{base}/entries</code>, or import a folder: <code>lore import ./docs --collection {collection}</code>.
             </Empty>
-          ) : (
-            <div class="card">
-              <p class="muted">{number(l.meta.total)} {l.meta.total === 1 ? 'entry' : 'entries'}</p>
-              <table>
-                <thead>
-                  <tr><th>Title</th><th>Source</th><th>Updated</th></tr>
-                </thead>
-                <tbody>
-                  {l.data.map((e) => (
-                    <tr key={e.id}>
-                      <td class="clip">
-                        <button type="button" class="link" onClick={() => setOpen(e)}>{e.title || e.raw_text.slice(0, 60)}</button>
-                      </td>
-                      <td class="clip">{e.source_id ?? '—'}</td>
-                      <td>{when(e.updated_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <Pager page={l.meta.current_page} last={l.meta.last_page} onPage={setPage} />
-            </div>
           )
         }
-      </Show>
+        caption={(meta) => <p class="muted">{number(meta.total)} {meta.total === 1 ? 'entry' : 'entries'}</p>}
+        columns={<><th>Title</th><th>Source</th><th>Updated</th></>}
+        row={(e) => (
+          <tr key={e.id}>
+            <td class="clip">
+              <button type="button" class="link" onClick={() => setOpen(e)}>{e.title || e.raw_text.slice(0, 60)}</button>
+            </td>
+            <td class="clip">{e.source_id ?? '—'}</td>
+            <td>{when(e.updated_at)}</td>
+          </tr>
+        )}
+        onPage={setPage}
+      />
       {open && (
         <EntryEditor
           token={token}
@@ -158,7 +140,7 @@ export function Entries({ token, collection }: { token: string; collection: stri
         />
       )}
       <Crawlers token={token} collection={collection} />
-    </section>
+    </Page>
   );
 }
 
@@ -361,10 +343,7 @@ export function Widgets({ token }: { token: string }) {
   const [editingIntegration, setEditingIntegration] = useState<string | null>(null);
   const origin = location.origin;
   return (
-    <section aria-labelledby="widgets-title">
-      <header class="page-head">
-        <h1 id="widgets-title">Integrations and widgets</h1>
-      </header>
+    <Page id="widgets" title="Integrations and widgets">
       <ErrorNote error={rotate.error} />
       {editing && (
         <WidgetEditor
@@ -456,7 +435,7 @@ export function Widgets({ token }: { token: string }) {
           </>
         )}
       </Show>
-    </section>
+    </Page>
   );
 }
 
@@ -470,10 +449,7 @@ export function ApiKeys({ token }: { token: string }) {
   const [created, setCreated] = useState<string | null>(null);
   const action = useAction();
   return (
-    <section aria-labelledby="keys-title">
-      <header class="page-head">
-        <h1 id="keys-title">API keys</h1>
-      </header>
+    <Page id="keys" title="API keys">
       <form
         class="card"
         onSubmit={async (e) => {
@@ -500,43 +476,31 @@ export function ApiKeys({ token }: { token: string }) {
           </p>
         )}
       </form>
-      <Show loaded={list}>
-        {(l) =>
-          l.data.length === 0 ? (
-            <Empty title="No API keys">A key lets a server (a CMS, a build step) keep pages up to date without your organisation's token.</Empty>
-          ) : (
-            <div class="card">
-              <table>
-                <thead>
-                  <tr><th>Name</th><th>Permissions</th><th>Collections</th><th>Created</th><th /></tr>
-                </thead>
-                <tbody>
-                  {l.data.map((k) => (
-                    <tr key={k.id}>
-                      <td>{k.name}</td>
-                      <td>{k.permissions.join(', ')}</td>
-                      <td>{k.source_ids === null ? 'all' : k.source_ids.map((id) => collections.data?.data.find((c) => c.id === id)?.name ?? id).join(', ')}</td>
-                      <td>{when(k.created_at)}</td>
-                      <td>
-                        <button
-                          type="button"
-                          class="danger"
-                          onClick={async () => {
-                            if (confirm(`Revoke ${k.name}? Servers using it are refused at once.`) && (await action.run(() => call(token, 'DELETE', `/api-keys/${encodeURIComponent(k.id)}`)))) list.reload();
-                          }}
-                        >
-                          Revoke
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
-      </Show>
-    </section>
+      <ListTable
+        list={list}
+        empty={<Empty title="No API keys">A key lets a server (a CMS, a build step) keep pages up to date without your organisation's token.</Empty>}
+        columns={<><th>Name</th><th>Permissions</th><th>Collections</th><th>Created</th><th /></>}
+        row={(k) => (
+          <tr key={k.id}>
+            <td>{k.name}</td>
+            <td>{k.permissions.join(', ')}</td>
+            <td>{k.source_ids === null ? 'all' : k.source_ids.map((id) => collections.data?.data.find((c) => c.id === id)?.name ?? id).join(', ')}</td>
+            <td>{when(k.created_at)}</td>
+            <td>
+              <button
+                type="button"
+                class="danger"
+                onClick={async () => {
+                  if (confirm(`Revoke ${k.name}? Servers using it are refused at once.`) && (await action.run(() => call(token, 'DELETE', `/api-keys/${encodeURIComponent(k.id)}`)))) list.reload();
+                }}
+              >
+                Revoke
+              </button>
+            </td>
+          </tr>
+        )}
+      />
+    </Page>
   );
 }
 
@@ -544,20 +508,17 @@ export function ApiKeys({ token }: { token: string }) {
 export function UsageView({ token }: { token: string }) {
   const usage = useLoad(() => call<{ data: Usage }>(token, 'GET', '/usage').then((r) => r.data), [token]);
   return (
-    <section aria-labelledby="usage-title">
-      <header class="page-head">
-        <h1 id="usage-title">Usage</h1>
-      </header>
+    <Page id="usage" title="Usage">
       <Show loaded={usage}>
         {(u) => (
           <div class="tiles">
-            <div class="tile"><span class="tile-label">Requests in {u.period}</span><span class="tile-value">{number(u.requests)}{u.usage_quota !== null && ` / ${number(u.usage_quota)}`}</span></div>
-            <div class="tile"><span class="tile-label">Answers in {u.period}</span><span class="tile-value">{number(u.answers)}</span></div>
-            <div class="tile"><span class="tile-label">Answer credits left</span><span class="tile-value">{u.answer_credits === null ? 'unlimited' : number(u.answer_credits)}</span></div>
+            <Tile label={`Requests in ${u.period}`} value={u.usage_quota === null ? number(u.requests) : `${number(u.requests)} / ${number(u.usage_quota)}`} />
+            <Tile label={`Answers in ${u.period}`} value={number(u.answers)} />
+            <Tile label="Answer credits left" value={u.answer_credits === null ? 'unlimited' : number(u.answer_credits)} />
           </div>
         )}
       </Show>
-    </section>
+    </Page>
   );
 }
 
@@ -573,10 +534,7 @@ export function Organisations({ token, onOpen }: { token: string; onOpen: (organ
   const [created, setCreated] = useState<string | null>(null);
   const action = useAction();
   return (
-    <section aria-labelledby="orgs-title">
-      <header class="page-head">
-        <h1 id="orgs-title">Organisations</h1>
-      </header>
+    <Page id="orgs" title="Organisations">
       <form
         class="inline-form"
         onSubmit={async (e) => {
@@ -598,48 +556,39 @@ export function Organisations({ token, onOpen }: { token: string; onOpen: (organ
           Its API token (shown once): <code>{created}</code>. Sign in with it to manage the organisation.
         </p>
       )}
-      <Show loaded={list}>
-        {(l) => (
-          <div class="card">
-            <table>
-              <thead>
-                <tr><th>Name</th><th>Id</th><th>Answer credits</th><th>Monthly quota</th><th>Created</th><th /></tr>
-              </thead>
-              <tbody>
-                {l.data.map((o) => (
-                  <tr key={o.id}>
-                    <td>{o.name}</td>
-                    <td>{o.id}</td>
-                    <td>
-                      <Limit label={`Answer credits of ${o.name}`} value={o.answer_credits} onSave={(v) => action.run(() => call(token, 'PATCH', `/admin/organisations/${o.id}`, { answer_credits: v })).then(list.reload)} />
-                    </td>
-                    <td>
-                      <Limit label={`Monthly request quota of ${o.name}`} value={o.usage_quota} onSave={(v) => action.run(() => call(token, 'PATCH', `/admin/organisations/${o.id}`, { usage_quota: v })).then(list.reload)} />
-                    </td>
-                    <td>{when(o.created_at)}</td>
-                    <td>
-                      <button
-                        type="button"
-                        class="link"
-                        onClick={() =>
-                          action.run(async () => {
-                            const issued = await organisationToken(token, o.id, () => confirm(`Issue a new API token for ${o.name} and open its console? This tab keeps it and opens the console with it again until it is revoked or the tab is closed.`));
-                            if (issued) onOpen(issued);
-                          })
-                        }
-                      >
-                        Open its console
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager page={l.meta.current_page} last={l.meta.last_page} onPage={setPage} />
-          </div>
+      <ListTable
+        list={list}
+        columns={<><th>Name</th><th>Id</th><th>Answer credits</th><th>Monthly quota</th><th>Created</th><th /></>}
+        row={(o) => (
+          <tr key={o.id}>
+            <td>{o.name}</td>
+            <td>{o.id}</td>
+            <td>
+              <Limit label={`Answer credits of ${o.name}`} value={o.answer_credits} onSave={(v) => action.run(() => call(token, 'PATCH', `/admin/organisations/${o.id}`, { answer_credits: v })).then(list.reload)} />
+            </td>
+            <td>
+              <Limit label={`Monthly request quota of ${o.name}`} value={o.usage_quota} onSave={(v) => action.run(() => call(token, 'PATCH', `/admin/organisations/${o.id}`, { usage_quota: v })).then(list.reload)} />
+            </td>
+            <td>{when(o.created_at)}</td>
+            <td>
+              <button
+                type="button"
+                class="link"
+                onClick={() =>
+                  action.run(async () => {
+                    const issued = await organisationToken(token, o.id, () => confirm(`Issue a new API token for ${o.name} and open its console? This tab keeps it and opens the console with it again until it is revoked or the tab is closed.`));
+                    if (issued) onOpen(issued);
+                  })
+                }
+              >
+                Open its console
+              </button>
+            </td>
+          </tr>
         )}
-      </Show>
-    </section>
+        onPage={setPage}
+      />
+    </Page>
   );
 }
 

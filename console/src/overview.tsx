@@ -1,8 +1,10 @@
+import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { call, download } from './api.js';
 import { TimeChart } from './chart.js';
+import { Page, Table } from './page.js';
 import type { Clicks, Feedback, Integration, Paged, Point, QueryStat, Unanswered } from './resources.js';
-import { Empty, ErrorNote, number, percent, Show, useAction, useLoad, when } from './ui.js';
+import { Empty, ErrorNote, number, percent, Show, Tile, useAction, useLoad, when } from './ui.js';
 
 /** The window and integration every analytics call of the page shares, as a query string. */
 function windowQuery(days: number, integration: string): string {
@@ -36,9 +38,10 @@ export function Overview({ token }: { token: string }) {
   const csv = (path: string) => () => exporting.run(() => download(token, `/analytics/${path}${path.includes('?') ? '&' : '?'}${q}&format=csv&limit=1000`));
 
   return (
-    <section aria-labelledby="overview-title">
-      <header class="page-head">
-        <h1 id="overview-title">Analytics</h1>
+    <Page
+      id="overview"
+      title="Analytics"
+      head={
         <div class="filters">
           <label>
             Integration
@@ -58,12 +61,13 @@ export function Overview({ token }: { token: string }) {
             </select>
           </label>
         </div>
-      </header>
+      }
+    >
       <ErrorNote error={exporting.error} />
       <Show loaded={data}>
         {(d) => <Report d={d} csv={csv} />}
       </Show>
-    </section>
+    </Page>
   );
 }
 
@@ -100,22 +104,14 @@ function Report({ d, csv }: { d: { activity: Point[]; clicks: Clicks; feedback: 
         <Tile label="Summaries" value={number(summaries)} testid="summaries" />
         <Tile label="Helpful / not helpful" value={`${number(d.feedback.thumbs_up)} / ${number(d.feedback.thumbs_down)}`} testid="feedback" />
       </div>
-      <div class="card">
-        <div class="card-head">
-          <h2>Activity</h2>
-          <button type="button" class="link" onClick={csv('activity')}>Export CSV</button>
-        </div>
+      <ReportCard title="Activity" csv={csv('activity')}>
         <TimeChart times={times} series={series} label={`Searches, clicks, chat answers and summaries per day: ${number(d.clicks.searches)} searches, ${number(d.clicks.clicks)} clicks, ${number(answers)} chat answers, ${number(summaries)} summaries`} />
-      </div>
+      </ReportCard>
       <div class="grid">
         <Queries title="Top queries" rows={d.top} csv={csv('queries?kind=top')} empty="No searches in this period." />
         <Queries title="Queries without results" rows={d.none} csv={csv('queries?kind=no_results')} empty="Every search found something. Content gaps show up here." />
         <Queries title="Queries with weak results" rows={d.weak} csv={csv('queries?kind=low_similarity')} empty="No search had only weak matches." />
-        <div class="card">
-          <div class="card-head">
-            <h2>Clicked positions</h2>
-            <button type="button" class="link" onClick={csv('clicks')}>Export CSV</button>
-          </div>
+        <ReportCard title="Clicked positions" csv={csv('clicks')}>
           {d.clicks.positions.length === 0 ? (
             <p class="muted">No result was clicked in this period.</p>
           ) : (
@@ -129,95 +125,78 @@ function Report({ d, csv }: { d: { activity: Point[]; clicks: Clicks; feedback: 
               ))}
             </ul>
           )}
-        </div>
+        </ReportCard>
       </div>
-      <div class="card">
-        <div class="card-head">
-          <h2>Feedback on answers</h2>
-          <button type="button" class="link" onClick={csv('feedback')}>Export CSV</button>
-        </div>
+      <ReportCard title="Feedback on answers" csv={csv('feedback')}>
         {d.feedback.answers.length === 0 ? (
           <p class="muted">No thumbs up or down yet. The chat widget asks visitors after each answer.</p>
         ) : (
-          <table>
-            <thead>
-              <tr><th>Question</th><th>Answer</th><th class="num">Helpful</th><th class="num">Not helpful</th></tr>
-            </thead>
-            <tbody>
-              {d.feedback.answers.map((a) => (
-                <tr key={a.answer_id}>
-                  <td>{a.conversation_id ? <a href={`#/conversations/${a.conversation_id}`}>{a.question ?? '—'}</a> : (a.question ?? '—')}</td>
-                  <td class="clip">{a.answer ?? <span class="muted">a summary (not stored)</span>}</td>
-                  <td class="num">{a.thumbs_up}</td>
-                  <td class="num">{a.thumbs_down}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            columns={<><th>Question</th><th>Answer</th><th class="num">Helpful</th><th class="num">Not helpful</th></>}
+            rows={d.feedback.answers}
+            row={(a) => (
+              <tr key={a.answer_id}>
+                <td>{a.conversation_id ? <a href={`#/conversations/${a.conversation_id}`}>{a.question ?? '—'}</a> : (a.question ?? '—')}</td>
+                <td class="clip">{a.answer ?? <span class="muted">a summary (not stored)</span>}</td>
+                <td class="num">{a.thumbs_up}</td>
+                <td class="num">{a.thumbs_down}</td>
+              </tr>
+            )}
+          />
         )}
-      </div>
-      <div class="card">
-        <div class="card-head">
-          <h2>Questions with nothing relevant to answer from</h2>
-          <button type="button" class="link" onClick={csv('unanswered')}>Export CSV</button>
-        </div>
+      </ReportCard>
+      <ReportCard title="Questions with nothing relevant to answer from" csv={csv('unanswered')}>
         {d.unanswered.length === 0 ? (
           <p class="muted">Every chat answer and summary found something relevant to cite.</p>
         ) : (
-          <table>
-            <thead>
-              <tr><th>Question</th><th>Asked in</th><th>When</th></tr>
-            </thead>
-            <tbody>
-              {d.unanswered.map((a) => (
-                <tr key={a.answer_id}>
-                  <td>{a.conversation_id ? <a href={`#/conversations/${a.conversation_id}`}>{a.question ?? '—'}</a> : (a.question ?? '—')}</td>
-                  <td>{a.kind === 'chat' ? 'chat' : 'search summary'}</td>
-                  <td>{when(a.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            columns={<><th>Question</th><th>Asked in</th><th>When</th></>}
+            rows={d.unanswered}
+            row={(a) => (
+              <tr key={a.answer_id}>
+                <td>{a.conversation_id ? <a href={`#/conversations/${a.conversation_id}`}>{a.question ?? '—'}</a> : (a.question ?? '—')}</td>
+                <td>{a.kind === 'chat' ? 'chat' : 'search summary'}</td>
+                <td>{when(a.created_at)}</td>
+              </tr>
+            )}
+          />
         )}
-      </div>
+      </ReportCard>
     </>
   );
 }
 
-function Tile({ label, value, testid }: { label: string; value: string; testid: string }) {
-  return (
-    <div class="tile" data-testid={`tile-${testid}`}>
-      <span class="tile-label">{label}</span>
-      <span class="tile-value">{value}</span>
-    </div>
-  );
-}
-
-function Queries({ title, rows, csv, empty }: { title: string; rows: QueryStat[]; csv: () => void; empty: string }) {
+/** A report's card: its title with a link exporting it as CSV, then the report. */
+function ReportCard({ title, csv, children }: { title: string; csv: () => void; children: ComponentChildren }) {
   return (
     <div class="card">
       <div class="card-head">
         <h2>{title}</h2>
         <button type="button" class="link" onClick={csv}>Export CSV</button>
       </div>
+      {children}
+    </div>
+  );
+}
+
+function Queries({ title, rows, csv, empty }: { title: string; rows: QueryStat[]; csv: () => void; empty: string }) {
+  return (
+    <ReportCard title={title} csv={csv}>
       {rows.length === 0 ? (
         <p class="muted">{empty}</p>
       ) : (
-        <table>
-          <thead>
-            <tr><th>Query</th><th class="num">Searches</th><th class="num" title="the best hit's similarity, averaged over the searches">Top score</th></tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.query}>
-                <td class="clip">{r.query}</td>
-                <td class="num">{number(r.searches)}</td>
-                <td class="num">{r.avg_top_score === null ? '—' : r.avg_top_score.toFixed(2)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          columns={<><th>Query</th><th class="num">Searches</th><th class="num" title="the best hit's similarity, averaged over the searches">Top score</th></>}
+          rows={rows}
+          row={(r) => (
+            <tr key={r.query}>
+              <td class="clip">{r.query}</td>
+              <td class="num">{number(r.searches)}</td>
+              <td class="num">{r.avg_top_score === null ? '—' : r.avg_top_score.toFixed(2)}</td>
+            </tr>
+          )}
+        />
       )}
-    </div>
+    </ReportCard>
   );
 }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { call } from './api.js';
 import { snippetHtml } from '../../widget/src/core/markdown.js';
 import { Markdown } from './markdown.js';
+import { Page, Table } from './page.js';
 import type { Hit, Integration, Paged, Summary } from './resources.js';
 import { Empty, ErrorNote, Show, useAction, useLoad } from './ui.js';
 
@@ -49,11 +50,7 @@ export function Playground({ token }: { token: string }) {
   const chosen = integration || integrations.data?.data[0]?.id || '';
 
   return (
-    <section aria-labelledby="playground-title">
-      <header class="page-head">
-        <h1 id="playground-title">Search playground</h1>
-        <p class="muted">Searches and answers here are not counted in the analytics.</p>
-      </header>
+    <Page id="playground" title="Search playground" head={<p class="muted">Searches and answers here are not counted in the analytics.</p>}>
       <Show loaded={integrations}>
         {(list) =>
           list.data.length === 0 ? (
@@ -165,7 +162,7 @@ export function Playground({ token }: { token: string }) {
           )
         }
       </Show>
-    </section>
+    </Page>
   );
 }
 
@@ -192,42 +189,34 @@ function Hits({ hits }: { hits: Hit[] }) {
   if (hits.length === 0) return <Empty title="No hit reached the threshold">Lower the threshold to see what scored below it.</Empty>;
   return (
     <div class="card">
-      <table data-testid="hits">
-        <thead>
-          <tr>
-            <th>Hit</th>
-            <th>Similarity (lexical + vector)</th>
-            <th class="num">BM25</th>
-            <th class="num">Cosine</th>
-            <th class="num">Final</th>
-          </tr>
-        </thead>
-        <tbody>
-          {hits.map((h) => {
-            const b = h.score_breakdown;
-            const lexical = b.lexical_weight * b.lexical;
-            const vector = (1 - b.lexical_weight) * b.vector;
-            return (
-              <tr key={h.id}>
-                <td class="clip">
-                  <strong>{h.title ?? 'Untitled'}</strong>
-                  <p class="muted snippet" dangerouslySetInnerHTML={{ __html: snippetHtml(h.snippet) }} />
-                </td>
-                <td>
-                  <span class="split" role="img" aria-label={`similarity ${b.similarity.toFixed(3)}: lexical ${lexical.toFixed(3)}, vector ${vector.toFixed(3)}`}>
-                    <span class="split-lexical" style={{ width: `${lexical * 100}%` }} />
-                    <span class="split-vector" style={{ width: `${vector * 100}%` }} />
-                  </span>
-                  {b.similarity.toFixed(3)} = {lexical.toFixed(3)} + {vector.toFixed(3)}
-                </td>
-                <td class="num">{b.bm25.toFixed(2)}</td>
-                <td class="num">{b.cosine.toFixed(3)}</td>
-                <td class="num">{b.final_score.toFixed(3)}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <Table
+        testid="hits"
+        columns={<><th>Hit</th><th>Similarity (lexical + vector)</th><th class="num">BM25</th><th class="num">Cosine</th><th class="num">Final</th></>}
+        rows={hits}
+        row={(h) => {
+          const b = h.score_breakdown;
+          const lexical = b.lexical_weight * b.lexical;
+          const vector = (1 - b.lexical_weight) * b.vector;
+          return (
+            <tr key={h.id}>
+              <td class="clip">
+                <strong>{h.title ?? 'Untitled'}</strong>
+                <p class="muted snippet" dangerouslySetInnerHTML={{ __html: snippetHtml(h.snippet) }} />
+              </td>
+              <td>
+                <span class="split" role="img" aria-label={`similarity ${b.similarity.toFixed(3)}: lexical ${lexical.toFixed(3)}, vector ${vector.toFixed(3)}`}>
+                  <span class="split-lexical" style={{ width: `${lexical * 100}%` }} />
+                  <span class="split-vector" style={{ width: `${vector * 100}%` }} />
+                </span>
+                {b.similarity.toFixed(3)} = {lexical.toFixed(3)} + {vector.toFixed(3)}
+              </td>
+              <td class="num">{b.bm25.toFixed(2)}</td>
+              <td class="num">{b.cosine.toFixed(3)}</td>
+              <td class="num">{b.final_score.toFixed(3)}</td>
+            </tr>
+          );
+        }}
+      />
     </div>
   );
 }

@@ -105,6 +105,16 @@ export function Empty({ title, children }: { title: string; children?: Component
   );
 }
 
+/** A figure with its label, in a row of `.tiles`; `testid` names it for tests (`tile-${testid}`). */
+export function Tile({ label, value, testid }: { label: string; value: string; testid?: string }) {
+  return (
+    <div class="tile" data-testid={testid && `tile-${testid}`}>
+      <span class="tile-label">{label}</span>
+      <span class="tile-value">{value}</span>
+    </div>
+  );
+}
+
 export function Pager({ page, last, onPage }: { page: number; last: number; onPage: (page: number) => void }) {
   if (last <= 1) return null;
   return (
