@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ProviderError, type AnswerMessage } from '../../domain/ports.js';
+import type { AnswerMessage } from '../../domain/ports.js';
 import { createAnthropicProvider, type AnthropicProviderOptions } from './anthropic.js';
-import { collect, deltas, sse, startServer, status, within, type Reply } from './fixtures/replay.js';
+import { fast, httpProviderContract } from './fixtures/contract.js';
+import { collect, sse, startServer, status, type Reply } from './fixtures/replay.js';
 
 const system = 'Answer from the numbered passages.\n[1] Lore is a knowledge search service.';
 const messages: AnswerMessage[] = [
@@ -14,14 +15,14 @@ const messages: AnswerMessage[] = [
 // The structured fields the extractive provider reads; HTTP adapters send `messages` only.
 const grounding = { question: 'And what does it cost?', passages: [{ ref: 1, title: null, url: null, text: 'Lore is a knowledge search service.' }] };
 const apiKey = 'sk-ant-test-5e8d1c2b3a4f';
-// Fast retries and timeouts keep the suite quick; the defaults are seconds.
-const fast = { retryBaseMs: 1, timeoutMs: 2_000, idleTimeoutMs: 2_000 };
 const overloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+
+const create = (url: string, options: Partial<AnthropicProviderOptions> = {}) =>
+  createAnthropicProvider({ baseUrl: url, apiKey, model: 'claude-sonnet-4-5', ...fast, ...options });
 
 async function serve(replies: Reply[], options: Partial<AnthropicProviderOptions> = {}) {
   const server = await startServer(replies);
-  const provider = createAnthropicProvider({ baseUrl: server.url, apiKey, model: 'claude-sonnet-4-5', ...fast, ...options });
-  return { server, provider };
+  return { server, provider: create(server.url, options) };
 }
 
 function open(): AbortSignal {
@@ -29,19 +30,23 @@ function open(): AbortSignal {
 }
 
 describe('Anthropic answer provider', () => {
-  it('streams the text deltas in order, skipping pings, then the stop reason and integer usage', async (t) => {
-    const { server, provider } = await serve([sse('anthropic-stream.txt')]);
-    t.after(() => server.close());
-    assert.equal(provider.provider, 'anthropic');
-    assert.equal(provider.model, 'claude-sonnet-4-5');
-    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
-    assert.equal(error, undefined);
-    assert.deepEqual(chunks, [
-      { type: 'text', delta: 'Lore' },
-      { type: 'text', delta: ' searches your docs' },
-      { type: 'text', delta: ' [1] — grüße 👋' },
-      { type: 'end', reason: 'stop', usage: { promptTokens: 25, completionTokens: 15 } },
-    ]);
+  httpProviderContract({
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    apiKey,
+    create,
+    request: { ...grounding, messages },
+    // Its ping event yields nothing.
+    stream: 'anthropic-stream.txt',
+    usage: { promptTokens: 25, completionTokens: 15 },
+    eventsToFirstDelta: 4,
+    busy: { status: 529, reply: status(529, overloaded, { 'retry-after': '2' }) },
+    unavailable: { status: 529, body: overloaded },
+    refusal: {
+      body: { type: 'error', error: { type: 'invalid_request_error', message: `messages: roles must alternate (x-api-key ${apiKey})` } },
+      cause: /roles must alternate/,
+    },
+    errorStream: { name: 'anthropic-error.txt', cause: 'Overloaded' },
   });
 
   it('posts the system prompt at the top level, the turns as messages, and the API key headers', async (t) => {
@@ -63,19 +68,6 @@ describe('Anthropic answer provider', () => {
     });
   });
 
-  it('retries a 529 after the Retry-After wait (capped), then streams', async (t) => {
-    const busy = status(529, overloaded, { 'retry-after': '2' });
-    const { server, provider } = await serve([busy, sse('anthropic-stream.txt')], { maxRetryDelayMs: 150 });
-    t.after(() => server.close());
-    const started = performance.now();
-    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
-    const elapsed = performance.now() - started;
-    assert.equal(error, undefined);
-    assert.equal(deltas(chunks).join(''), 'Lore searches your docs [1] — grüße 👋');
-    assert.equal(server.requests.length, 2);
-    assert.ok(elapsed >= 140 && elapsed < 900, `waited ${elapsed} ms`);
-  });
-
   it('retries a 429 rate limit, then streams', async (t) => {
     const limited = status(429, { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } });
     const { server, provider } = await serve([limited, sse('anthropic-stream.txt')]);
@@ -93,83 +85,5 @@ describe('Anthropic answer provider', () => {
     assert.equal(error, undefined);
     assert.equal(chunks.length, 4);
     assert.equal(server.requests.length, 2);
-  });
-
-  it('gives up after the retries with a 503 ProviderError', async (t) => {
-    const { server, provider } = await serve([status(529, overloaded)], { retries: 1 });
-    t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
-    assert.deepEqual(chunks, []);
-    assert.ok(error instanceof ProviderError);
-    assert.equal(error.status, 503);
-    assert.equal(server.requests.length, 2);
-  });
-
-  it('turns a 400 into a 502 without retrying, never leaking the key or the provider body', async (t) => {
-    const body = { type: 'error', error: { type: 'invalid_request_error', message: `messages: roles must alternate (x-api-key ${apiKey})` } };
-    const { server, provider } = await serve([status(400, body)]);
-    t.after(() => server.close());
-    const { error } = await collect(provider.stream({ ...grounding, messages }, open()));
-    assert.ok(error instanceof ProviderError);
-    assert.equal(error.status, 502);
-    assert.equal(error.message, 'The answer provider refused the request (HTTP 400).');
-    assert.ok(error.cause instanceof Error);
-    assert.match(error.cause.message, /roles must alternate/);
-    assert.ok(!error.cause.message.includes(apiKey), 'the API key is redacted from the cause');
-    assert.equal(server.requests.length, 1);
-  });
-
-  it('throws after the earlier deltas when an error event arrives mid-stream, without retrying', async (t) => {
-    const { server, provider } = await serve([sse('anthropic-error.txt')]);
-    t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
-    assert.deepEqual(deltas(chunks), ['Lore', ' searches']);
-    assert.ok(error instanceof ProviderError);
-    assert.equal(error.status, 503);
-    assert.ok(error.cause instanceof Error);
-    assert.equal(error.cause.message, 'Overloaded');
-    assert.equal(server.requests.length, 1);
-  });
-
-  it('stops promptly on abort mid-stream and closes the connection', async (t) => {
-    const { server, provider } = await serve([sse('anthropic-stream.txt', { events: 4, hold: true })]);
-    t.after(() => server.close());
-    const controller = new AbortController();
-    const received: string[] = [];
-    let abortedAt = 0;
-    await assert.rejects(
-      (async () => {
-        for await (const chunk of provider.stream({ ...grounding, messages }, controller.signal)) {
-          if (chunk.type === 'text') received.push(chunk.delta);
-          abortedAt = performance.now();
-          controller.abort();
-        }
-      })(),
-      { name: 'AbortError' },
-    );
-    assert.ok(performance.now() - abortedAt < 200, 'stopped within 200 ms');
-    assert.deepEqual(received, ['Lore']);
-    await within(server.requests[0]!.closed, 1_000, 'the server sees the connection closed');
-  });
-
-  it('closes the connection when the consumer stops reading early', async (t) => {
-    const { server, provider } = await serve([sse('anthropic-stream.txt', { events: 4, hold: true })]);
-    t.after(() => server.close());
-    for await (const chunk of provider.stream({ ...grounding, messages }, open())) {
-      assert.deepEqual(chunk, { type: 'text', delta: 'Lore' });
-      break;
-    }
-    await within(server.requests[0]!.closed, 1_000, 'the server sees the connection closed');
-  });
-
-  it('fails with a 503 when the stream goes quiet past the idle timeout', async (t) => {
-    const { server, provider } = await serve([sse('anthropic-stream.txt', { events: 4, hold: true })], { idleTimeoutMs: 100 });
-    t.after(() => server.close());
-    const { chunks, error } = await collect(provider.stream({ ...grounding, messages }, open()));
-    assert.deepEqual(deltas(chunks), ['Lore']);
-    assert.ok(error instanceof ProviderError);
-    assert.equal(error.status, 503);
-    assert.equal(error.message, 'The answer provider stopped responding.');
-    assert.equal(server.requests.length, 1);
   });
 });
