@@ -20,9 +20,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { crawlSite } from '../src/crawlCli.js';
+import { crawlSite } from '../src/cli/siteCrawl.js';
 import { draftChunks } from '../src/domain/ingestion.js';
-import { importFolder } from '../src/importCli.js';
+import { importFolder } from '../src/cli/folderImport.js';
 import { startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
 

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SPLIT_OVER } from '../src/domain/text/sections.js';
-import { importFolder } from '../src/importCli.js';
+import { importFolder } from '../src/cli/folderImport.js';
 import { backends, startServer, type TestServer } from './helpers.js';
 
 const BASE = 'https://docs.acme.test/';

@@ -1,7 +1,7 @@
 /**
  * A folder of documents as entries: which files are read, how each becomes an entry (title,
  * text, source id and URL), and why a file is left out. Used by `lore import <dir>`
- * (src/importCli.ts), which sends the entries through the public API's batch upsert.
+ * (src/cli/folderImport.ts), which sends the entries through the public API's batch upsert.
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';

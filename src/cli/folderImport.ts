@@ -12,8 +12,8 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
-import { FILE_SOURCE_TYPE, listFolder, readFolderFile } from './sources/folder.js';
-import { apiBatchUpsert, batchWriter, deleteBySource, emptyReport, ImportError, loreClient, storedEntries, type BatchUpsert, type SourceEntry, type SourceReport } from './sources/loreApi.js';
+import { FILE_SOURCE_TYPE, listFolder, readFolderFile } from '../sources/folder.js';
+import { apiBatchUpsert, batchWriter, deleteBySource, emptyReport, ImportError, loreClient, storedEntries, type BatchUpsert, type SourceEntry, type SourceReport } from '../sources/loreApi.js';
 
 
 export interface FolderImportOptions {

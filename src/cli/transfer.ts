@@ -1,17 +1,17 @@
 /**
  * `lore export` and `lore import`: the whole instance to a file and back (storage/transfer.ts).
- * A failure is thrown, for cli.ts to say as `lore: <message>` (exit 1).
+ * A failure is thrown, for the entry (index.ts) to say as `lore: <message>` (exit 1).
  */
 import { createReadStream, createWriteStream, existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
-import { loadConfig, type Config } from './config.js';
-import { knownMasterKeyHash, masterKeyFile, storeMasterKeyHash } from './masterKey.js';
-import type { Db } from './storage/db.js';
-import { migrate } from './storage/migrate.js';
-import { openDatabase } from './storage/open.js';
-import { exportInstance, importInstance, TransferError, type Progress } from './storage/transfer.js';
+import { loadConfig, type Config } from '../config.js';
+import { knownMasterKeyHash, masterKeyFile, storeMasterKeyHash } from '../masterKey.js';
+import type { Db } from '../storage/db.js';
+import { migrate } from '../storage/migrate.js';
+import { openDatabase } from '../storage/open.js';
+import { exportInstance, importInstance, TransferError, type Progress } from '../storage/transfer.js';
 
 export function describe(c: Config): string {
   return c.databaseUrl ? `PostgreSQL (${new URL(c.databaseUrl).host})` : `PGlite in ${c.dataDir}`;

@@ -1,13 +1,13 @@
 /** `lore reindex`: chunks embedded by another model embedded again by the configured one (domain/reindex.ts). */
-import { createEmbedder } from './container.js';
-import { createIngestion } from './domain/ingestion.js';
-import { reindex, type ModelCount } from './domain/reindex.js';
-import { createEntryRepository } from './storage/entries.js';
-import { createMaintenance } from './storage/maintenance.js';
-import { dropUnusedVectorIndexes, ensureVectorIndex } from './storage/migrate.js';
-import { createReindexSource } from './storage/reindex.js';
-import { loadConfig } from './config.js';
-import { describe, open, stderrBar } from './transferCli.js';
+import { createEmbedder } from '../container.js';
+import { createIngestion } from '../domain/ingestion.js';
+import { reindex, type ModelCount } from '../domain/reindex.js';
+import { createEntryRepository } from '../storage/entries.js';
+import { createMaintenance } from '../storage/maintenance.js';
+import { dropUnusedVectorIndexes, ensureVectorIndex } from '../storage/migrate.js';
+import { createReindexSource } from '../storage/reindex.js';
+import { loadConfig } from '../config.js';
+import { describe, open, stderrBar } from './transfer.js';
 
 const count = (n: number) => n.toLocaleString('en');
 const models = (counts: readonly ModelCount[]) =>

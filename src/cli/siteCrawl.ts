@@ -10,9 +10,9 @@
  * deleted. See src/sources/crawl.ts for scope and politeness.
  */
 import cliProgress from 'cli-progress';
-import { cleanUrl } from './sources/crawl.js';
-import { runCrawl, WEB_SOURCE_TYPE, type CrawlReport } from './sources/crawlRun.js';
-import { apiBatchUpsert, batchWriter, deleteBySource, emptyReport, formatReport, ImportError, loreClient, storedEntries } from './sources/loreApi.js';
+import { cleanUrl } from '../sources/crawl.js';
+import { runCrawl, WEB_SOURCE_TYPE, type CrawlReport } from '../sources/crawlRun.js';
+import { apiBatchUpsert, batchWriter, deleteBySource, emptyReport, formatReport, ImportError, loreClient, storedEntries } from '../sources/loreApi.js';
 
 export type { CrawlReport };
 
