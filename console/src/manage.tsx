@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { PERMISSIONS } from '../../src/domain/access.js';
+import { PERMISSIONS } from '../../src/shared/permissions.js';
 import { call, organisationToken } from './api.js';
 import { ListTable, Page } from './page.js';
 import type { ApiKey, Collection, Entry, Integration, Organisation, Paged, Usage, Widget } from './resources.js';

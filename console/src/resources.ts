@@ -2,7 +2,7 @@
  * What the REST API returns, as the console reads it: each resource declared once here and
  * imported by the pages that show it (SPEC.md has the full shapes).
  */
-import type { WidgetConfig } from '../../src/domain/widgetConfig.js';
+import type { WidgetConfig } from '../../src/shared/widgetSettings.js';
 
 /** A page of a list route. */
 export interface Paged<T> {

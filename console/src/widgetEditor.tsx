@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { THEMES, VARIANTS, WIDGET_LOCALES } from '../../src/domain/widgetConfig.js';
+import { THEMES, VARIANTS, WIDGET_LOCALES } from '../../src/shared/widgetSettings.js';
 import { call } from './api.js';
 import type { Widget } from './resources.js';
 import { ErrorNote, useAction } from './ui.js';

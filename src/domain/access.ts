@@ -1,9 +1,6 @@
 import { ForbiddenError } from './errors.js';
 import type { Scope } from './model.js';
-
-/** What an organisation API key may be allowed to do (SPEC.md "Organisation API keys"). */
-export const PERMISSIONS = ['pages.read', 'pages.write', 'search', 'chat', 'summarize'] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+import { PERMISSIONS, type Permission } from '../shared/permissions.js';
 
 /**
  * Who is calling, resolved from the bearer credential: an API v1 token (`kind: 'token'`,

@@ -1,4 +1,5 @@
-import type { Permission, Principal } from './access.js';
+import type { Principal } from './access.js';
+import type { Permission } from '../shared/permissions.js';
 import { issueApiKey, parseApiKey, secretMatches } from './credentials.js';
 import { NotFoundError, UnauthenticatedError, ValidationError } from './errors.js';
 import { isUuid } from './ids.js';

@@ -7,7 +7,7 @@ import type { JsonObject, Scope } from './model.js';
 import type { OrganisationService } from './organisations.js';
 import type { InstanceSettingsRepository } from './ports.js';
 import type { WidgetService } from './widgets.js';
-import type { WidgetSettings } from './widgetConfig.js';
+import type { WidgetSettings } from '../shared/widgetSettings.js';
 
 /** The widget keys (`{organisation}/{widget}`) the demo page embeds. */
 export interface DemoKeys {

@@ -1,4 +1,4 @@
-import type { Permission } from './access.js';
+import type { Permission } from '../shared/permissions.js';
 
 /** Resource shapes as the API returns them (SPEC.md "Resources and their fields"). */
 

@@ -1,4 +1,5 @@
-import { requireOrganisation, requirePermission, requireSources, type Permission, type Principal } from './access.js';
+import { requireOrganisation, requirePermission, requireSources, type Principal } from './access.js';
+import type { Permission } from '../shared/permissions.js';
 import type { EntryInput, EntryService } from './entries.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { isUuid } from './ids.js';

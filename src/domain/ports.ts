@@ -1,7 +1,7 @@
-import type { Permission } from './access.js';
+import type { Permission } from '../shared/permissions.js';
 import type { ApiKey, Collection, Entry, EntryField, EntryFields, Integration, JsonObject, Organisation, PreparedChunk, Scope, Source } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
-import type { WidgetType } from './widgetConfig.js';
+import type { WidgetType } from '../shared/widgetSettings.js';
 
 /**
  * Ports: what the domain needs from the outside world. Adapters in storage/ and

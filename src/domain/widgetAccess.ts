@@ -1,4 +1,5 @@
-import { requireOrganisation, requirePermission, requireSources, type Permission, type Principal } from './access.js';
+import { requireOrganisation, requirePermission, requireSources, type Principal } from './access.js';
+import type { Permission } from '../shared/permissions.js';
 import { isApiKey } from './apiKeys.js';
 import { secretMatches } from './credentials.js';
 import { ForbiddenError, UnauthenticatedError } from './errors.js';

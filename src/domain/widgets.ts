@@ -4,7 +4,8 @@ import type { IntegrationService } from './integrations.js';
 import type { IntegrationType, JsonObject, Scope } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
 import type { StoredWidget, WidgetEventRecord, WidgetRepository, WidgetRow } from './ports.js';
-import { checkSettings, presentConfig, type WidgetConfig, type WidgetSettings, type WidgetType } from './widgetConfig.js';
+import { checkSettings, presentConfig } from './widgetConfig.js';
+import type { WidgetConfig, WidgetSettings, WidgetType } from '../shared/widgetSettings.js';
 
 /** A widget as the management API returns it (never its secrets). */
 export interface Widget {

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { PERMISSIONS, type Permission as PermissionName } from '../domain/access.js';
+import { PERMISSIONS, type Permission as PermissionName } from '../shared/permissions.js';
 import { LIMITS } from '../domain/entries.js';
 
 /** Route schemas: they validate input, shape output and generate the OpenAPI document. */

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Permission } from '../domain/access.js';
+import type { Permission } from '../shared/permissions.js';
 import type { IntegrationService } from '../domain/integrations.js';
 import { ForbiddenError } from '../domain/errors.js';
 import type { StoredWidget } from '../domain/ports.js';
 import type { WidgetService } from '../domain/widgets.js';
 import { authoriseWidget, originAllowed } from '../domain/widgetAccess.js';
-import type { WidgetType } from '../domain/widgetConfig.js';
+import type { WidgetType } from '../shared/widgetSettings.js';
 import { bearer, type Authenticators } from './auth.js';
 
 declare module 'fastify' {

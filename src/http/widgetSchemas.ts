@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DEBOUNCE, MAX_PROMPT_LENGTH, MAX_PROMPTS, THEMES, WIDGET_LOCALES, WIDGET_TYPES, type WidgetType } from '../domain/widgetConfig.js';
+import { DEBOUNCE, MAX_PROMPT_LENGTH, MAX_PROMPTS, THEMES, WIDGET_LOCALES, WIDGET_TYPES, type WidgetType } from '../shared/widgetSettings.js';
 import { Timestamp, Uuid } from './schemas.js';
 
 const enumOf = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });

@@ -1,4 +1,4 @@
-import type { Permission } from '../domain/access.js';
+import type { Permission } from '../shared/permissions.js';
 import type { ApiKey } from '../domain/model.js';
 import type { ApiKeyRepository } from '../domain/ports.js';
 import type { Db } from './db.js';

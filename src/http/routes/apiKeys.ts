@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '../app.js';
-import { PERMISSIONS } from '../../domain/access.js';
+import { PERMISSIONS } from '../../shared/permissions.js';
 import { pageRequest } from '../../domain/pagination.js';
 import { presentPage } from '../paginate.js';
 import { errorResponses, Message, NoContent, Paginated, PageQuery, Permission, Timestamp, Uuid } from '../schemas.js';

@@ -2,7 +2,7 @@ import { access } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { WIDGET_LOCALES } from '../../domain/widgetConfig.js';
+import { WIDGET_LOCALES } from '../../shared/widgetSettings.js';
 
 /** `widget/dist/v1/` at the package root: the same relative path from src/http/routes and dist/http/routes. */
 export const WIDGET_SCRIPTS_DIR = fileURLToPath(new URL('../../../widget/dist/v1/', import.meta.url));

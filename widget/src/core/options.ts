@@ -1,6 +1,6 @@
 // The presentation config served by `GET …/widgets/{widget}/config` (SPEC.md "Widget"): the
 // server's own type, so the two cannot drift apart (the SDK imports only types from src/).
-import type { WidgetConfig } from '../../../src/domain/widgetConfig.js';
+import type { WidgetConfig } from '../../../src/shared/widgetSettings.js';
 
 export type { WidgetConfig };
 
