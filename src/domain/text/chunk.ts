@@ -24,7 +24,7 @@ import {
   tallyMarkers,
   tallyWords,
 } from './tokenEstimate.js';
-import { segmentsOf } from './segments.js';
+import { segmentsOf, sentenceSegmenter, wordSegmenter } from './segments.js';
 
 export { estimateTokens };
 
@@ -114,13 +114,9 @@ function customCounter(count: (text: string) => number): Counter {
 // Segmentation helpers
 // ---------------------------------------------------------------------------------------------
 
-let sentenceSegmenter: Intl.Segmenter | undefined;
-let wordSegmenter: Intl.Segmenter | undefined;
-
 /** Contiguous sentence segments (each with its trailing whitespace); they concatenate to `text`. */
 function sentences(text: string): string[] {
-  sentenceSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
-  return Array.from(segmentsOf(sentenceSegmenter, text), (s) => s.segment);
+  return Array.from(segmentsOf(sentenceSegmenter(), text), (s) => s.segment);
 }
 
 /**
@@ -128,10 +124,9 @@ function sentences(text: string): string[] {
  * whitespace and punctuation that follows it; they concatenate to `text`.
  */
 function words(text: string): string[] {
-  wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
   const out: string[] = [];
   let lead = ''; // whitespace before the first word goes with it
-  for (const s of segmentsOf(wordSegmenter, text)) {
+  for (const s of segmentsOf(wordSegmenter(), text)) {
     if (out.length > 0 && !s.isWordLike) out[out.length - 1] += s.segment;
     else if (out.length === 0 && !s.isWordLike && s.segment.trim() === '') lead += s.segment;
     else {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { segmentsOf } from './segments.js';
+import { segmentsOf, sentenceSegmenter, wordSegmenter } from './segments.js';
 
 const words = new Intl.Segmenter('en', { granularity: 'word' });
 const sentences = new Intl.Segmenter('en', { granularity: 'sentence' });
@@ -26,5 +26,16 @@ describe('segments of long text', () => {
       }
       assert.ok(!parts.some((p) => /^[\udc00-\udfff]|[\ud800-\udbff]$/.test(p.segment)), 'no surrogate pair cut in two');
     }
+  });
+});
+
+describe('the segmenter cache', () => {
+  it("hands out one word and one sentence segmenter, in the locale every caller used before (undefined and 'und' alike)", () => {
+    assert.equal(wordSegmenter(), wordSegmenter());
+    assert.equal(sentenceSegmenter(), sentenceSegmenter());
+    assert.equal(wordSegmenter().resolvedOptions().granularity, 'word');
+    assert.equal(sentenceSegmenter().resolvedOptions().granularity, 'sentence');
+    assert.equal(wordSegmenter().resolvedOptions().locale, new Intl.Segmenter('und').resolvedOptions().locale);
+    assert.equal(sentenceSegmenter().resolvedOptions().locale, new Intl.Segmenter().resolvedOptions().locale);
   });
 });

@@ -9,6 +9,25 @@
  * would; anywhere (between code points) when a slice has neither.
  */
 
+let words: Intl.Segmenter | undefined;
+let sentences: Intl.Segmenter | undefined;
+
+/**
+ * The process's one word segmenter, created on first use. Its locale is the host's default, as
+ * every caller's always was: ICU has no 'und' data, so `new Intl.Segmenter('und')` resolves to
+ * the default too. ICU's word and sentence rules do not depend on the locale for English, CJK,
+ * Thai and the other scripts Lore handles (Greek's ';' as a question mark is the one tailoring
+ * met, and only under a Greek default locale).
+ */
+export function wordSegmenter(): Intl.Segmenter {
+  return (words ??= new Intl.Segmenter(undefined, { granularity: 'word' }));
+}
+
+/** The process's one sentence segmenter, created on first use (locale as for `wordSegmenter`). */
+export function sentenceSegmenter(): Intl.Segmenter {
+  return (sentences ??= new Intl.Segmenter(undefined, { granularity: 'sentence' }));
+}
+
 /** Characters a slice holds at most, by granularity; cuts are looked for in its second half. */
 const SLICE = { word: 2_000, sentence: 10_000, grapheme: 2_000 };
 

@@ -60,7 +60,7 @@ import { stemmer as swedish } from '@orama/stemmers/swedish';
 import { stemmer as tamil } from '@orama/stemmers/tamil';
 import { stemmer as turkish } from '@orama/stemmers/turkish';
 import { stemmer as ukrainian } from '@orama/stemmers/ukrainian';
-import { segmentsOf } from './segments.js';
+import { segmentsOf, wordSegmenter } from './segments.js';
 
 /** Language codes we can stem (ISO 639-1), plus 'und' for unknown. */
 export type Language = string;
@@ -250,8 +250,6 @@ const MAX_WORD = 96;
 /** ICU segmentation gets slow on long strings: dictionary-script runs go in slices. */
 const ICU_SLICE = 1000;
 
-const segmenter = new Intl.Segmenter('und', { granularity: 'word' });
-
 // ---------------------------------------------------------------------------------------------
 // Word processing
 // ---------------------------------------------------------------------------------------------
@@ -361,6 +359,7 @@ function addCompound(raw: string, p: Pipeline, terms: string[], stopped: string[
 
 /** A run containing a script written without spaces: ICU words, then CJK bigrams. */
 function addSegmented(run: string, p: Pipeline, terms: string[], stopped: string[]): void {
+  const segmenter = wordSegmenter();
   for (let start = 0; start < run.length; start += ICU_SLICE) {
     const slice = run.length > ICU_SLICE ? run.slice(start, start + ICU_SLICE) : run;
     for (const { segment, isWordLike } of segmenter.segment(slice)) {
@@ -444,7 +443,7 @@ export function* analyzedWords(text: string, language: Language): Generator<{ st
       yield { start: m.index, end: m.index + raw.length, terms: cachedEntry(raw, p).terms };
       continue;
     }
-    for (const { segment, index, isWordLike } of segmentsOf(segmenter, raw, ICU_SLICE)) {
+    for (const { segment, index, isWordLike } of segmentsOf(wordSegmenter(), raw, ICU_SLICE)) {
       if (isWordLike) yield { start: m.index + index, end: m.index + index + segment.length, terms: cachedEntry(segment, p).terms };
     }
   }

@@ -7,6 +7,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AnswerChunk, AnswerProvider, AnswerRequest, Embedder } from '../../domain/ports.js';
+import { wordSegmenter } from '../../domain/text/segments.js';
 import { estimateTokens } from '../../domain/text/tokenEstimate.js';
 import { escapeMarkers } from '../../domain/answers/citations.js';
 import { selectAnswer, type Piece, type Similarity } from './extractiveSelect.js';
@@ -154,11 +155,9 @@ function cite(sentence: string, ref: number): string {
   return `${body}${WIDE_END.test(body) ? '' : ' '}[${ref}]${end ? end[0] : ''}`;
 }
 
-let wordSegmenter: Intl.Segmenter | undefined;
-
 /** Splits the answer into deltas of a few words each, never inside a citation marker. */
 function deltas(answer: string): string[] {
-  wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
+  const segmenter = wordSegmenter();
   const out: string[] = [];
   let current = '';
   let words = 0;
@@ -168,7 +167,7 @@ function deltas(answer: string): string[] {
       current += piece;
       continue;
     }
-    for (const { segment, isWordLike } of wordSegmenter.segment(piece)) {
+    for (const { segment, isWordLike } of segmenter.segment(piece)) {
       if (isWordLike && words === WORDS_PER_DELTA) {
         out.push(current);
         current = '';

@@ -33,6 +33,7 @@
  * (stemming, folding, Chinese/Japanese bigrams, Thai words), in each passage's own language.
  */
 import { linkTexts, MARKDOWN_LINK } from '../../domain/text/markdownInline.js';
+import { wordSegmenter } from '../../domain/text/segments.js';
 import { questionTerms } from '../../domain/text/questionWords.js';
 import { analyze, detectLanguage } from '../../domain/text/tokenize.js';
 import { passageBlocks, type Block } from './passageBlocks.js';
@@ -843,17 +844,14 @@ function citedLength(u: Unit): number {
   return linkTexts(u.text).length + String(u.ref).length + 3;
 }
 
-let wordSegmenter: Intl.Segmenter | undefined;
-
 /**
  * The longest prefix of `text` that ends at a word boundary within `max` characters, without
  * trailing punctuation, plus "…". Never inside inline code: a span the cut would leave open is
  * left out, or, when that would leave less than a third of `max`, kept whole.
  */
 function truncate(text: string, max: number): string {
-  wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
   let end = 0;
-  for (const { index, segment } of wordSegmenter.segment(text)) {
+  for (const { index, segment } of wordSegmenter().segment(text)) {
     if (index + segment.length > max - 1) break;
     end = index + segment.length;
   }

@@ -15,7 +15,7 @@
  * - Citation markers already in the text ("[12]") are removed, so an answer never carries a
  *   number that is not one of its own citations.
  */
-import { segmentsOf } from '../../domain/text/segments.js';
+import { segmentsOf, sentenceSegmenter } from '../../domain/text/segments.js';
 
 // Thai/Lao/Khmer clauses (see clauses()).
 const MIN_CLAUSE_CHARS_STRONG = 15;
@@ -41,8 +41,6 @@ const ABBREVIATION =
 /** Languages that write ordinals with a dot ("am 3. Oktober", "3. sınıf"). */
 const ORDINAL_DOT_LANGUAGES = new Set(['de', 'da', 'nb', 'nn', 'no', 'fi', 'is', 'et', 'lv', 'tr', 'hu', 'cs', 'sk', 'sl', 'hr', 'sr', 'pl']);
 const ORDINAL_END = /(?:^|\s)\d{1,3}\.\s*$/;
-
-let segmenter: Intl.Segmenter | undefined;
 
 /**
  * The sentences of `text` in order, trimmed, with whitespace collapsed and Markdown markers
@@ -71,14 +69,13 @@ function blocks(text: string): string[] {
 
 /** ICU sentences of one block, with pieces that end in an abbreviation glued to the next. */
 function icuSentences(block: string, language: string): string[] {
-  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
   const out: string[] = [];
   let pending = '';
   // ICU must not break inside inline code (`./.lore`, `a.b()`), a link or a URL: it segments a
   // copy where these are letters (a link's text keeps its letters, so a capital still starts a
   // sentence), and the pieces are cut from the original at the same places.
   const masked = block.replace(UNBREAKABLE, mask);
-  for (const { segment: piece, index } of segmentsOf(segmenter, masked)) {
+  for (const { segment: piece, index } of segmentsOf(sentenceSegmenter(), masked)) {
     let segment = block.slice(index, index + piece.length);
     // ICU breaks after the full stop inside "**Exact scores.** The union …": the closing
     // marker belongs to the sentence before.
