@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { markdownSections } from '../src/domain/text/sections.js';
 import { fileUrl, listFolder, markdownDocument, readFolderFile } from '../src/sources/folder.js';
-import type { SourceEntry } from '../src/sources/loreApi.js';
+import type { SourceEntry } from '../src/domain/contentSources.js';
 
 /** Where the shared evaluation data keeps the docs, relative to the project root. */
 export const DOCS_ROOT = path.resolve('../shared/data/docs');

@@ -41,6 +41,7 @@ import { createAnalyticsRepository } from './storage/analytics.js';
 import { createWidgetRepository } from './storage/widgets.js';
 import { createCrawlerRepository } from './storage/crawlers.js';
 import { createCrawlerRunner, createCrawlerService, type CrawlerRunner } from './domain/crawlers.js';
+import { runCrawl } from './sources/crawlRun.js';
 import { createCrawlFetch } from './sources/guardedFetch.js';
 
 export interface Container {
@@ -131,6 +132,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     crawlers: crawlerRepository,
     entries,
     sourceEntries: (scope, collectionId, sourceType) => entryRepository.sourceEntries(scope, collectionId, sourceType),
+    crawl: runCrawl,
     fetch: createCrawlFetch(config.crawlPrivateNetworks),
     intervalMs: options.crawlerIntervalMs,
     log: (error) => process.emitWarning(`A crawler run failed: ${String(error)}`),

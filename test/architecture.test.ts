@@ -12,12 +12,6 @@ import ts from 'typescript';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-/** What the rule still has to cut (issue 33); an import listed here that is gone fails too, so the list only shrinks. */
-const KNOWN: ReadonlyArray<readonly [from: string, to: string]> = [
-  ['src/domain/crawlers.ts', 'src/sources/crawlRun.ts'],
-  ['src/domain/crawlers.ts', 'src/sources/loreApi.ts'],
-];
-
 interface Import { from: string; to: string; typeOnly: boolean }
 
 function files(dir: string): string[] {
@@ -52,7 +46,6 @@ function importsOf(file: string): Import[] {
   return found;
 }
 
-const known = (i: Import) => KNOWN.some(([from, to]) => from === i.from && to === i.to);
 const show = (list: readonly Import[]) => list.map((i) => `${i.from} → ${i.to}`).join('\n');
 
 describe('the dependency rule', () => {
@@ -60,24 +53,18 @@ describe('the dependency rule', () => {
   const console_ = files('console/src').flatMap(importsOf);
 
   it('keeps the domain free of HTTP, storage, providers and the crawler', () => {
-    const outward = domain.filter((i) => /^src\/(http|storage|providers|sources)\//.test(i.to) && !known(i));
+    const outward = domain.filter((i) => /^src\/(http|storage|providers|sources)\//.test(i.to));
     assert.deepEqual(outward, [], `the domain imports outer layers:\n${show(outward)}`);
   });
 
   it('lets the console import only types from the server, values only from src/shared', () => {
-    const values = console_.filter((i) => i.to.startsWith('src/') && !i.to.startsWith('src/shared/') && !i.typeOnly && !known(i));
+    const values = console_.filter((i) => i.to.startsWith('src/') && !i.to.startsWith('src/shared/') && !i.typeOnly);
     assert.deepEqual(values, [], `the console imports server values:\n${show(values)}`);
   });
 
   it('keeps src/shared self-contained', () => {
     const outside = files('src/shared').flatMap(importsOf).filter((i) => !i.to.startsWith('src/shared/'));
     assert.deepEqual(outside, [], `src/shared imports:\n${show(outside)}`);
-  });
-
-  it('lists only loops that still exist', () => {
-    const all = [...domain, ...console_];
-    const gone = KNOWN.filter(([from, to]) => !all.some((i) => i.from === from && i.to === to && !(from.startsWith('console/') && i.typeOnly)));
-    assert.deepEqual(gone, [], 'a known loop was cut: take it off KNOWN');
   });
 
   it('reads imports as they are written', () => {

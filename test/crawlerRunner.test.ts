@@ -10,6 +10,7 @@ import { site } from './fixtures/site.js';
 import { createCrawlerRunner, type CrawlerRepository, type CrawlerRun } from '../src/domain/crawlers.js';
 import type { EntryService } from '../src/domain/entries.js';
 import { OverloadedError } from '../src/domain/errors.js';
+import { runCrawl } from '../src/sources/crawlRun.js';
 
 describe('crawler runner', () => {
   const web = site();
@@ -36,7 +37,7 @@ describe('crawler runner', () => {
       },
     } as unknown as CrawlerRepository;
     const entries = { batchUpsert: upsert, deleteBySource: async () => undefined } as unknown as EntryService;
-    const run = createCrawlerRunner({ crawlers, entries, sourceEntries: async () => [], fetch, intervalMs: 0, delayMs: 0, leaseSeconds: options.leaseSeconds });
+    const run = createCrawlerRunner({ crawlers, entries, sourceEntries: async () => [], crawl: runCrawl, fetch, intervalMs: 0, delayMs: 0, leaseSeconds: options.leaseSeconds });
     return { run, renewals, runs };
   }
 

@@ -13,7 +13,8 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { FILE_SOURCE_TYPE, listFolder, readFolderFile } from '../sources/folder.js';
-import { apiBatchUpsert, batchWriter, deleteBySource, emptyReport, ImportError, loreClient, storedEntries, type BatchUpsert, type SourceEntry, type SourceReport } from '../sources/loreApi.js';
+import { batchWriter, emptyReport, type BatchUpsert, type SourceEntry, type SourceReport } from '../domain/contentSources.js';
+import { apiBatchUpsert, deleteBySource, ImportError, loreClient, storedEntries } from '../sources/loreApi.js';
 
 
 export interface FolderImportOptions {

@@ -11,8 +11,9 @@
  */
 import cliProgress from 'cli-progress';
 import { cleanUrl } from '../sources/crawl.js';
-import { runCrawl, WEB_SOURCE_TYPE, type CrawlReport } from '../sources/crawlRun.js';
-import { apiBatchUpsert, batchWriter, deleteBySource, emptyReport, formatReport, ImportError, loreClient, storedEntries } from '../sources/loreApi.js';
+import { batchWriter, emptyReport, WEB_SOURCE_TYPE, type CrawlReport } from '../domain/contentSources.js';
+import { runCrawl } from '../sources/crawlRun.js';
+import { apiBatchUpsert, deleteBySource, formatReport, ImportError, loreClient, storedEntries } from '../sources/loreApi.js';
 
 export type { CrawlReport };
 

@@ -1,6 +1,6 @@
 /**
  * Website crawlers of collections, run by the server: a start URL, scope patterns and a
- * schedule; each run crawls the site (sources/crawl.ts, as `lore crawl` does) and writes the
+ * schedule; each run crawls the site through the SiteCrawl port (contentSources.ts; sources/crawlRun.ts, as `lore crawl` does) and writes the
  * pages through the entry service's batch upsert — the same chunking, embedding reuse and
  * atomic writes as the API. State another process must see lives in the database: which
  * process runs a crawler (a lease it renews), the progress of a run, the last run's report.
@@ -8,8 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runCrawl, WEB_SOURCE_TYPE, type CrawlReport, type EntrySink } from '../sources/crawlRun.js';
-import { batchWriter, emptyReport } from '../sources/loreApi.js';
+import { batchWriter, emptyReport, WEB_SOURCE_TYPE, type CrawlReport, type EntrySink, type SiteCrawl } from './contentSources.js';
 import type { EntryService } from './entries.js';
 import { NotFoundError, OverloadedError, ValidationError } from './errors.js';
 import { isUuid } from './ids.js';
@@ -184,6 +183,8 @@ export function createCrawlerRunner(deps: {
   entries: EntryService;
   /** What the collection holds of a source type (EntryRepository.sourceEntries). */
   sourceEntries: EntryRepository['sourceEntries'];
+  /** The site crawl (sources/crawlRun.ts `runCrawl`). */
+  crawl: SiteCrawl;
   fetch: typeof fetch;
   /** How often due crawlers are looked for (default 15 s); 0: only when `tick` is called. */
   intervalMs?: number;
@@ -223,7 +224,7 @@ export function createCrawlerRunner(deps: {
       );
       const sink = serviceSink(deps.entries, scope, crawler.collection_id, stored, report, run.signal);
       let lastReport = 0;
-      await runCrawl(
+      await deps.crawl(
         {
           start: crawler.start_url,
           maxPages: crawler.max_pages,

@@ -25,6 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import ignore, { type Ignore } from 'ignore';
 import { DOMParser, parseHTML } from 'linkedom';
 import robotsParserModule from 'robots-parser';
+import type { CrawlProgress, SiteCrawlSettings } from '../domain/contentSources.js';
 import type { Anchors } from '../domain/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import { pdfText } from './pdf.js';
@@ -35,18 +36,7 @@ const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.
 
 export const USER_AGENT = 'LoreCrawler/1.0 (self-hosted Lore search)';
 
-export interface CrawlOptions {
-  start: string;
-  maxPages: number;
-  concurrency: number;
-  /** Milliseconds between the starts of two requests to the site. */
-  delayMs: number;
-  timeoutMs: number;
-  maxBytes: number;
-  include: readonly string[];
-  exclude: readonly string[];
-  /** The fetch to use (the server's crawlers: one that refuses private addresses). */
-  fetch?: typeof fetch;
+export interface CrawlOptions extends Pick<SiteCrawlSettings, 'start' | 'maxPages' | 'concurrency' | 'delayMs' | 'timeoutMs' | 'maxBytes' | 'include' | 'exclude' | 'fetch'> {
   /**
    * Pages fetched before, by key (normaliseUrl), with where they were fetched and their
    * validators: fetched again (so a page that is gone is found gone even when nothing links to
@@ -63,10 +53,7 @@ export type CrawlResult =
   | { kind: 'skipped'; url: string; reason: string }
   | { kind: 'failed'; url: string; reason: string };
 
-export interface CrawlProgress {
-  found: number;
-  fetched: number;
-}
+export type { CrawlProgress };
 
 /** Query parameters that only track where a visitor came from. */
 const TRACKING = /^(?:utm_\w+|gclid|fbclid|msclkid|mc_cid|mc_eid|_ga|_gl|ref|ref_src)$/i;

@@ -6,33 +6,8 @@
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../domain/entries.js';
 import { sectionParts, slugify } from '../domain/text/sections.js';
-import { crawl, type CrawlOptions, type CrawlProgress, type CrawlResult } from './crawl.js';
-import type { SourceEntry, SourceReport, StoredEntry } from './loreApi.js';
-
-export const WEB_SOURCE_TYPE = 'web';
-
-/** `created` … `deleted` count entries: pages, or with `sections` the sections of pages. */
-export interface CrawlReport extends SourceReport {
-  /** URLs in scope found (links, sitemaps, known pages). */
-  found: number;
-  /** Requests for pages made. */
-  fetched: number;
-}
-
-/** Where the pages go. `write` may batch; it and `remove` count what they did in the report. */
-export interface EntrySink {
-  write(entry: SourceEntry): Promise<void>;
-  flush(): Promise<void>;
-  remove(sourceId: string): Promise<void>;
-}
-
-export interface CrawlSettings extends Omit<CrawlOptions, 'known'> {
-  keepGone: boolean;
-  /** One entry per section of a page (see `pageEntries`), as `lore import --sections` makes them; else one a page. */
-  sections: boolean;
-  /** Stops the crawl between pages (closing Lore). */
-  signal?: AbortSignal;
-}
+import { WEB_SOURCE_TYPE, type CrawlProgress, type CrawlReport, type EntrySink, type SiteCrawlSettings, type SourceEntry, type StoredEntry } from '../domain/contentSources.js';
+import { crawl, type CrawlResult } from './crawl.js';
 
 type Page = Extract<CrawlResult, { kind: 'page' }>;
 
@@ -45,7 +20,7 @@ type Page = Extract<CrawlResult, { kind: 'page' }>;
  * the crawl.
  */
 export async function runCrawl(
-  settings: CrawlSettings,
+  settings: SiteCrawlSettings,
   stored: ReadonlyMap<string, StoredEntry>,
   sink: EntrySink,
   report: CrawlReport,

@@ -12,7 +12,7 @@ import { LIMITS } from '../domain/entries.js';
 import { markdownAnchors, sectionParts, type Anchors } from '../domain/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import { mdxAsMarkdown } from './mdx.js';
-import type { SourceEntry } from './loreApi.js';
+import type { SourceEntry } from '../domain/contentSources.js';
 import { pdfText } from './pdf.js';
 
 /** The source_type of entries made from files: the importer's own, so it may prune them. */

@@ -4,42 +4,13 @@
  * collection, batch upserts that name the entries refused, and deletes by source.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Anchors } from '../domain/text/sections.js';
+import type { BatchUpsert, SourceReport, StoredEntry } from '../domain/contentSources.js';
 
 /** A failure that ends the run (bad arguments, unreachable server, refused credential). */
 export class ImportError extends Error {}
 
 export type Api = (method: string, route: string, body?: unknown) => Promise<{ status: number; body: unknown; message: string }>;
 
-/** An entry as a source writes it. */
-export interface SourceEntry {
-  source_type: string;
-  source_id: string;
-  title: string;
-  raw_text: string;
-  source_url: string | null;
-  /** `anchors`: the page's section ids (domain/text/sections.ts). */
-  meta: { content_sha256: string; anchors?: Anchors } & Record<string, string | null | Anchors>;
-}
-
-/** What a run did to the collection, and what it left out. */
-export interface SourceReport {
-  created: number;
-  updated: number;
-  unchanged: number;
-  deleted: number;
-  skipped: { path: string; reason: string }[];
-  failed: { path: string; reason: string }[];
-  notes: { path: string; note: string }[];
-}
-
-export function emptyReport(): SourceReport {
-  return { created: 0, updated: 0, unchanged: 0, deleted: 0, skipped: [], failed: [], notes: [] };
-}
-
-/** Entries a batch request carries, at most (the API's limit), and its body size, about. */
-const BATCH_ENTRIES = 50;
-const BATCH_BYTES = 4 * 1024 * 1024;
 /** Waits for 429 / 503 answers, and how many times a request is tried. */
 const MAX_WAIT_MS = 60_000;
 const ATTEMPTS = 8;
@@ -134,11 +105,6 @@ export function unreachableMessage(base: string, error: unknown): string {
   return `cannot reach Lore at ${base} (${networkReason(error)}). Is it running? Set --url or LORE_URL (or PORT) to its address.`;
 }
 
-export interface StoredEntry {
-  meta: Record<string, unknown>;
-  sourceUrl: string | null;
-}
-
 export const collectionRoute = (collection: string) => `/api/v1/collections/${encodeURIComponent(collection)}`;
 
 /** The entries of `sourceType` in the collection, by source id: their `meta` and `source_url`. */
@@ -156,55 +122,11 @@ export async function storedEntries(api: Api, collection: string, sourceType: st
   }
 }
 
-/**
- * Writes one batch upsert: null when written, else why not and whether the entries, sent one
- * by one, may fare better (the batch was refused for what one of them holds).
- */
-export type BatchUpsert = (entries: SourceEntry[]) => Promise<{ reason: string; split: boolean } | null>;
-
 /** A batch upsert through the API: a 4xx is about the entries, a 5xx is not. */
 export function apiBatchUpsert(api: Api, collection: string): BatchUpsert {
   return async (entries) => {
     const response = await api('POST', `${collectionRoute(collection)}/entries/batch`, { entries });
     return response.status === 200 ? null : { reason: `${response.status} ${response.message}`, split: response.status < 500 };
-  };
-}
-
-/**
- * Collects entries into batch upserts (at most 50 entries and about 4 MB a batch); a batch
- * refused for its entries is sent again entry by entry, so the report names the entries
- * refused. Written entries count as created or updated by whether `stored` held them.
- */
-export function batchWriter(send: BatchUpsert, stored: ReadonlyMap<string, unknown>, report: SourceReport) {
-  let batch: SourceEntry[] = [];
-  let bytes = 0;
-  async function upsert(entries: SourceEntry[]): Promise<void> {
-    const refused = await send(entries);
-    if (refused === null) {
-      for (const entry of entries) stored.has(entry.source_id) ? report.updated++ : report.created++;
-      return;
-    }
-    if (!refused.split || entries.length === 1) {
-      for (const entry of entries) report.failed.push({ path: entry.source_id, reason: refused.reason });
-      return;
-    }
-    for (const entry of entries) await upsert([entry]);
-  }
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const entries = batch;
-    batch = [];
-    bytes = 0;
-    await upsert(entries);
-  };
-  return {
-    async write(entry: SourceEntry): Promise<void> {
-      const size = Buffer.byteLength(JSON.stringify(entry));
-      if (batch.length >= BATCH_ENTRIES || (batch.length > 0 && bytes + size > BATCH_BYTES)) await flush();
-      batch.push(entry);
-      bytes += size;
-    },
-    flush,
   };
 }
 

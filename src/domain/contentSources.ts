@@ -1,0 +1,148 @@
+/**
+ * Content sources — the folder import and the website crawler — as the domain sees them: the
+ * entries they write, the report of a run, how writes are batched, and the port a site crawl
+ * implements (src/sources/crawlRun.ts), so the server's crawlers (crawlers.ts) run one without
+ * importing it. `lore import` and `lore crawl` write through the API, the server's crawlers
+ * through the entry service; both batch with `batchWriter`.
+ */
+import type { Anchors } from './text/sections.js';
+
+/** The source type of a crawled page's entries. */
+export const WEB_SOURCE_TYPE = 'web';
+
+/** An entry as a source writes it. */
+export interface SourceEntry {
+  source_type: string;
+  source_id: string;
+  title: string;
+  raw_text: string;
+  source_url: string | null;
+  /** `anchors`: the page's section ids (text/sections.ts). */
+  meta: { content_sha256: string; anchors?: Anchors } & Record<string, string | null | Anchors>;
+}
+
+/** What a run did to the collection, and what it left out. */
+export interface SourceReport {
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  skipped: { path: string; reason: string }[];
+  failed: { path: string; reason: string }[];
+  notes: { path: string; note: string }[];
+}
+
+export function emptyReport(): SourceReport {
+  return { created: 0, updated: 0, unchanged: 0, deleted: 0, skipped: [], failed: [], notes: [] };
+}
+
+/** What a collection holds of an entry a source wrote before. */
+export interface StoredEntry {
+  meta: Record<string, unknown>;
+  sourceUrl: string | null;
+}
+
+/**
+ * Writes one batch upsert: null when written, else why not and whether the entries, sent one
+ * by one, may fare better (the batch was refused for what one of them holds).
+ */
+export type BatchUpsert = (entries: SourceEntry[]) => Promise<{ reason: string; split: boolean } | null>;
+
+/** Entries a batch request carries, at most (the API's limit), and its body size, about. */
+const BATCH_ENTRIES = 50;
+const BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Collects entries into batch upserts (at most 50 entries and about 4 MB a batch); a batch
+ * refused for its entries is sent again entry by entry, so the report names the entries
+ * refused. Written entries count as created or updated by whether `stored` held them.
+ */
+export function batchWriter(send: BatchUpsert, stored: ReadonlyMap<string, unknown>, report: SourceReport) {
+  let batch: SourceEntry[] = [];
+  let bytes = 0;
+  async function upsert(entries: SourceEntry[]): Promise<void> {
+    const refused = await send(entries);
+    if (refused === null) {
+      for (const entry of entries) stored.has(entry.source_id) ? report.updated++ : report.created++;
+      return;
+    }
+    if (!refused.split || entries.length === 1) {
+      for (const entry of entries) report.failed.push({ path: entry.source_id, reason: refused.reason });
+      return;
+    }
+    for (const entry of entries) await upsert([entry]);
+  }
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const entries = batch;
+    batch = [];
+    bytes = 0;
+    await upsert(entries);
+  };
+  return {
+    async write(entry: SourceEntry): Promise<void> {
+      const size = Buffer.byteLength(JSON.stringify(entry));
+      if (batch.length >= BATCH_ENTRIES || (batch.length > 0 && bytes + size > BATCH_BYTES)) await flush();
+      batch.push(entry);
+      bytes += size;
+    },
+    flush,
+  };
+}
+
+/** `created` … `deleted` count entries: pages, or with `sections` the sections of pages. */
+export interface CrawlReport extends SourceReport {
+  /** URLs in scope found (links, sitemaps, known pages). */
+  found: number;
+  /** Requests for pages made. */
+  fetched: number;
+}
+
+/** Where the pages go. `write` may batch; it and `remove` count what they did in the report. */
+export interface EntrySink {
+  write(entry: SourceEntry): Promise<void>;
+  flush(): Promise<void>;
+  remove(sourceId: string): Promise<void>;
+}
+
+/** How far a crawl has come. */
+export interface CrawlProgress {
+  /** URLs in scope found. */
+  found: number;
+  /** Requests for pages made. */
+  fetched: number;
+}
+
+/** A site crawl's settings (see sources/crawl.ts for how each is read). */
+export interface SiteCrawlSettings {
+  start: string;
+  maxPages: number;
+  concurrency: number;
+  /** Milliseconds between the starts of two requests to the site. */
+  delayMs: number;
+  timeoutMs: number;
+  maxBytes: number;
+  include: readonly string[];
+  exclude: readonly string[];
+  /** The fetch to use (the server's crawlers: one that refuses private addresses). */
+  fetch?: typeof fetch;
+  /** Keep the entries of pages that answer 404 or 410. */
+  keepGone: boolean;
+  /** One entry per section of a page, as `lore import --sections` makes them; else one a page. */
+  sections: boolean;
+  /** Stops the crawl between pages (closing Lore). */
+  signal?: AbortSignal;
+}
+
+/**
+ * The port a site crawl implements (sources/crawlRun.ts `runCrawl`): crawls with `settings`,
+ * writing to `sink` the pages whose entries differ from `stored` (by source id), deleting gone
+ * ones, counting in `report`; `onProgress` after each page, and what it throws ends the crawl.
+ */
+export type SiteCrawl = (
+  settings: SiteCrawlSettings,
+  stored: ReadonlyMap<string, StoredEntry>,
+  sink: EntrySink,
+  report: CrawlReport,
+  onProgress?: (progress: CrawlProgress) => Promise<void> | void,
+) => Promise<void>;
