@@ -2,7 +2,7 @@
 // imports neither HTTP, storage, providers nor the crawler and importers (src/sources); the
 // console imports only types from the server's code, and values only from src/shared (values
 // and types the server, console and widget share, which import nothing else), so no domain
-// module ends up in the browser bundle. Read from the sources' import declarations with
+// module ends up in the browser bundle; HTTP routes share src/http/presenters, not each other. Read from the sources' import declarations with
 // TypeScript's parser.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -60,6 +60,11 @@ describe('the dependency rule', () => {
   it('lets the console import only types from the server, values only from src/shared', () => {
     const values = console_.filter((i) => i.to.startsWith('src/') && !i.to.startsWith('src/shared/') && !i.typeOnly);
     assert.deepEqual(values, [], `the console imports server values:\n${show(values)}`);
+  });
+
+  it('lets routes share presenters, not each other', () => {
+    const across = files('src/http/routes').flatMap(importsOf).filter((i) => i.to.startsWith('src/http/routes/'));
+    assert.deepEqual(across, [], `routes import routes:\n${show(across)}`);
   });
 
   it('keeps src/shared self-contained', () => {

@@ -1,59 +1,11 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../app.js';
 import { ValidationError } from '../../domain/errors.js';
-import type { SearchResult } from '../../domain/search.js';
-import { presentPage } from '../paginate.js';
 import { parseSearchParams } from '../searchParams.js';
-import { Entry, errorResponses, Message, Paginated } from '../schemas.js';
+import { errorResponses, Message } from '../schemas.js';
+import { AnalyticsFlag, presentSearch, SearchResponse, serverTiming } from '../presenters/search.js';
 
 const Params = Type.Object({ integration: Type.String({ maxLength: 64 }) });
-
-const SearchHit = Type.Object({
-  ...Entry.properties,
-  score_breakdown: Type.Object({
-    similarity: Type.Number(),
-    final_score: Type.Number(),
-    // With explain=true: where the similarity comes from.
-    lexical: Type.Optional(Type.Number({ description: 'explain=true: calibrated BM25 of the best chunk, 0..1' })),
-    vector: Type.Optional(Type.Number({ description: 'explain=true: calibrated cosine of the best chunk, 0..1' })),
-    bm25: Type.Optional(Type.Number({ description: 'explain=true: raw BM25' })),
-    cosine: Type.Optional(Type.Number({ description: 'explain=true: raw cosine' })),
-    lexical_weight: Type.Optional(Type.Number({ description: 'explain=true: similarity = lexical_weight × lexical + (1 − lexical_weight) × vector' })),
-  }),
-  snippet: Type.String({ description: 'Best passage, HTML-escaped, query terms in <mark>' }),
-});
-export const SearchResponse = Type.Object({ ...Paginated(SearchHit).properties, summarisable: Type.Boolean() });
-
-/**
- * The `analytics` query parameter of the integration routes (search, summarise): `false` keeps
- * the call out of the organisation's visitor analytics. Only API v1 tokens reach these routes;
- * the widget routes never read it, so a visitor's search is always counted.
- */
-export const AnalyticsFlag = Type.Object({
-  analytics: Type.Optional(Type.Unsafe<'true' | 'false'>({
-    type: 'string',
-    enum: ['true', 'false'],
-    default: 'true',
-    description: 'false: not counted in the organisation’s analytics (activity, queries). The console’s playground sends it, so testing searches are not visitors’ searches.',
-  })),
-}, { additionalProperties: true });
-
-/**
- * The stages of a search as a Server-Timing header (`lexical;dur=3.9, vector;dur=5.3, …`):
- * browsers' developer tools and the benchmark read where a search's time went.
- */
-export function serverTiming(result: SearchResult): string {
-  return Object.entries(result.timings)
-    .map(([stage, ms]) => `${stage};dur=${ms.toFixed(2)}`)
-    .join(', ');
-}
-
-/** A search result as the API shows it: one page of hits, `summarisable`, links and meta. */
-export function presentSearch(request: FastifyRequest, result: SearchResult, publicUrl: string | undefined) {
-  const page = presentPage(request, { items: result.hits, total: result.total, page: result.page, perPage: result.perPage }, publicUrl);
-  return { data: page.data, summarisable: result.summarisable, links: page.links, meta: page.meta };
-}
 
 export function searchRoutes(app: App): void {
   const { search, config } = app.deps;

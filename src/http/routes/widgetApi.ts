@@ -14,8 +14,8 @@ import { authoriseWidget } from '../../domain/widgetAccess.js';
 import { bearer } from '../auth.js';
 import { bearerCors, loadWidget, pageOrigin, preflightCors, preflightHeaders, widgetCors } from '../widgetAuth.js';
 import { WidgetConfig } from '../widgetSchemas.js';
-import { ChatBody, ChatResponse, failures, respondChat, respondSummary, SummaryResponse } from './answers.js';
-import { presentSearch, SearchResponse, serverTiming } from './search.js';
+import { ChatBody, ChatResponse, failures, respondChat, respondSummary, SummaryResponse } from '../presenters/answers.js';
+import { presentSearch, SearchResponse, serverTiming } from '../presenters/search.js';
 
 const Params = Type.Object({ organisation: Type.String({ maxLength: 64 }), widget: Type.String({ maxLength: 64 }) });
 const SessionId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
