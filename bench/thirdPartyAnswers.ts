@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { askByChatAndSummarise } from './askQuestions.js';
 import { importFolder } from '../src/cli/folderImport.js';
-import { listFolder } from '../src/sources/folder.js';
+import { listFolder } from '../src/importers/folder.js';
 import type { startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
 import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';

@@ -2,7 +2,7 @@
  * Third-party documentation for the answers bench (`--sets vite,express`): other projects' docs
  * as their authors keep them, under `../shared/data/docs/` (never copied into the project), and
  * the question sets written over them (bench/data/vite-qa.jsonl, express-qa.jsonl). The docs are
- * read as `lore import DIR --sections` reads a folder (src/sources/folder.ts), so a question's
+ * read as `lore import DIR --sections` reads a folder (src/importers/folder.ts), so a question's
  * `sources` name entries by their source_id (`FILE#anchor`, or `FILE` for the text before the
  * first `##` section) and a cited URL is matched as the import publishes it under its base URL.
  */
@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { markdownSections } from '../src/domain/text/sections.js';
-import { fileUrl, listFolder, markdownDocument, readFolderFile } from '../src/sources/folder.js';
+import { fileUrl, listFolder, markdownDocument, readFolderFile } from '../src/importers/folder.js';
 import type { SourceEntry } from '../src/domain/contentSources.js';
 
 /** Where the shared evaluation data keeps the docs, relative to the project root. */

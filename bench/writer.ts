@@ -24,7 +24,7 @@ import type { AnswerRequest } from '../src/domain/ports.js';
 import { docEntryUrl, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
 import { selectAnswer, type Candidate } from '../src/providers/llm/extractiveSelect.js';
-import { listFolder } from '../src/sources/folder.js';
+import { listFolder } from '../src/importers/folder.js';
 import { jsonl } from './jsonl.js';
 import { headingsOf, proseFailures, type Rule } from './proseRules.js';
 import { containsGold, docsFolders, DOCS_ROOT, sameUrl, sourceUrl, type DocsQuestion } from './thirdPartyDocs.js';

@@ -41,8 +41,8 @@ import { createAnalyticsRepository } from './storage/analytics.js';
 import { createWidgetRepository } from './storage/widgets.js';
 import { createCrawlerRepository } from './storage/crawlers.js';
 import { createCrawlerRunner, createCrawlerService, type CrawlerRunner } from './domain/crawlers.js';
-import { runCrawl } from './sources/crawlRun.js';
-import { createCrawlFetch } from './sources/guardedFetch.js';
+import { runCrawl } from './crawler/crawlRun.js';
+import { createCrawlFetch } from './crawler/guardedFetch.js';
 
 export interface Container {
   deps: AppDeps;

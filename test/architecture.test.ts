@@ -1,5 +1,5 @@
 // The dependency rule (docs/ARCHITECTURE.md): http → domain ← storage, providers. The domain
-// imports neither HTTP, storage, providers nor the crawler and importers (src/sources); the
+// imports neither HTTP, storage, providers, the crawler, the importers nor the CLI; the
 // console imports only types from the server's code, and values only from src/shared (values
 // and types the server, console and widget share, which import nothing else), so no domain
 // module ends up in the browser bundle; HTTP routes share src/http/presenters, not each other. Read from the sources' import declarations with
@@ -52,8 +52,8 @@ describe('the dependency rule', () => {
   const domain = files('src/domain').flatMap(importsOf);
   const console_ = files('console/src').flatMap(importsOf);
 
-  it('keeps the domain free of HTTP, storage, providers and the crawler', () => {
-    const outward = domain.filter((i) => /^src\/(http|storage|providers|sources)\//.test(i.to));
+  it('keeps the domain free of HTTP, storage, providers, the crawler, importers and CLI', () => {
+    const outward = domain.filter((i) => /^src\/(http|storage|providers|crawler|importers|cli)\//.test(i.to));
     assert.deepEqual(outward, [], `the domain imports outer layers:\n${show(outward)}`);
   });
 

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { crawlSite, type CrawlReport } from '../src/cli/siteCrawl.js';
-import { normaliseUrl } from '../src/sources/crawl.js';
+import { normaliseUrl } from '../src/crawler/crawl.js';
 import { site } from './fixtures/site.js';
 import { constantEmbedder, startServer, type TestServer } from './helpers.js';
 import { runLoreCli } from './processes.js';

@@ -10,7 +10,7 @@ import { site } from './fixtures/site.js';
 import { createCrawlerRunner, type CrawlerRepository, type CrawlerRun } from '../src/domain/crawlers.js';
 import type { EntryService } from '../src/domain/entries.js';
 import { OverloadedError } from '../src/domain/errors.js';
-import { runCrawl } from '../src/sources/crawlRun.js';
+import { runCrawl } from '../src/crawler/crawlRun.js';
 
 describe('crawler runner', () => {
   const web = site();

@@ -6,7 +6,7 @@
  * command's usage: exit 2. Any other failure is one line: exit 1.
  */
 import { parseArgs } from 'node:util';
-import { serverAddress, unreachableMessage } from '../sources/loreApi.js';
+import { serverAddress, unreachableMessage } from './loreApi.js';
 
 export interface Flag {
   type: 'string' | 'boolean';

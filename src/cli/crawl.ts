@@ -18,7 +18,7 @@ export const crawlCommand: Command = {
   args: [1, 1, 'a start URL'],
   async run(values, [start]) {
     const collection = required(values, 'collection', this);
-    const { cleanUrl } = await import('../sources/crawl.js');
+    const { cleanUrl } = await import('../crawler/crawl.js');
     if (!cleanUrl(start!)) throw new UsageError(`${start} is not an http(s) URL to start from`, usage(this));
     const number = (name: string, fallback: number, min: number, max: number) => {
       const raw = values[name];

@@ -12,9 +12,9 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
-import { FILE_SOURCE_TYPE, listFolder, readFolderFile } from '../sources/folder.js';
+import { FILE_SOURCE_TYPE, listFolder, readFolderFile } from '../importers/folder.js';
 import { batchWriter, emptyReport, type BatchUpsert, type SourceEntry, type SourceReport } from '../domain/contentSources.js';
-import { apiBatchUpsert, deleteBySource, ImportError, loreClient, storedEntries } from '../sources/loreApi.js';
+import { apiBatchUpsert, deleteBySource, ImportError, loreClient, storedEntries } from './loreApi.js';
 
 
 export interface FolderImportOptions {

@@ -7,13 +7,13 @@
  * (`--keep-gone` keeps them). With `--sections`, a page is an entry per section (source_id
  * `URL#slug`, source_url at the site's own heading id), as `lore import --sections` makes them;
  * the entries a page read no longer makes (a section removed, or the other mode's) are
- * deleted. See src/sources/crawl.ts for scope and politeness.
+ * deleted. See src/crawler/crawl.ts for scope and politeness.
  */
 import cliProgress from 'cli-progress';
-import { cleanUrl } from '../sources/crawl.js';
+import { cleanUrl } from '../crawler/crawl.js';
 import { batchWriter, emptyReport, WEB_SOURCE_TYPE, type CrawlReport } from '../domain/contentSources.js';
-import { runCrawl } from '../sources/crawlRun.js';
-import { apiBatchUpsert, deleteBySource, formatReport, ImportError, loreClient, storedEntries } from '../sources/loreApi.js';
+import { runCrawl } from '../crawler/crawlRun.js';
+import { apiBatchUpsert, deleteBySource, formatReport, ImportError, loreClient, storedEntries } from './loreApi.js';
 
 export type { CrawlReport };
 

@@ -1,7 +1,7 @@
 /**
  * Content sources — the folder import and the website crawler — as the domain sees them: the
  * entries they write, the report of a run, how writes are batched, and the port a site crawl
- * implements (src/sources/crawlRun.ts), so the server's crawlers (crawlers.ts) run one without
+ * implements (src/crawler/crawlRun.ts), so the server's crawlers (crawlers.ts) run one without
  * importing it. `lore import` and `lore crawl` write through the API, the server's crawlers
  * through the entry service; both batch with `batchWriter`.
  */
@@ -113,7 +113,7 @@ export interface CrawlProgress {
   fetched: number;
 }
 
-/** A site crawl's settings (see sources/crawl.ts for how each is read). */
+/** A site crawl's settings (see crawler/crawl.ts for how each is read). */
 export interface SiteCrawlSettings {
   start: string;
   maxPages: number;
@@ -135,7 +135,7 @@ export interface SiteCrawlSettings {
 }
 
 /**
- * The port a site crawl implements (sources/crawlRun.ts `runCrawl`): crawls with `settings`,
+ * The port a site crawl implements (crawler/crawlRun.ts `runCrawl`): crawls with `settings`,
  * writing to `sink` the pages whose entries differ from `stored` (by source id), deleting gone
  * ones, counting in `report`; `onProgress` after each page, and what it throws ends the crawl.
  */

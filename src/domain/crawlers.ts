@@ -1,6 +1,6 @@
 /**
  * Website crawlers of collections, run by the server: a start URL, scope patterns and a
- * schedule; each run crawls the site through the SiteCrawl port (contentSources.ts; sources/crawlRun.ts, as `lore crawl` does) and writes the
+ * schedule; each run crawls the site through the SiteCrawl port (contentSources.ts; crawler/crawlRun.ts, as `lore crawl` does) and writes the
  * pages through the entry service's batch upsert — the same chunking, embedding reuse and
  * atomic writes as the API. State another process must see lives in the database: which
  * process runs a crawler (a lease it renews), the progress of a run, the last run's report.
@@ -22,7 +22,7 @@ export interface CrawlerSettings {
   exclude: string[];
   max_pages: number;
   keep_gone: boolean;
-  /** One entry per section of a page, as `lore crawl --sections` makes them (sources/crawlRun.ts); else one a page. */
+  /** One entry per section of a page, as `lore crawl --sections` makes them (crawler/crawlRun.ts); else one a page. */
   sections: boolean;
   /** Hours between the starts of two runs; null: only when asked. */
   schedule_hours: number | null;
@@ -183,7 +183,7 @@ export function createCrawlerRunner(deps: {
   entries: EntryService;
   /** What the collection holds of a source type (EntryRepository.sourceEntries). */
   sourceEntries: EntryRepository['sourceEntries'];
-  /** The site crawl (sources/crawlRun.ts `runCrawl`). */
+  /** The site crawl (crawler/crawlRun.ts `runCrawl`). */
   crawl: SiteCrawl;
   fetch: typeof fetch;
   /** How often due crawlers are looked for (default 15 s); 0: only when `tick` is called. */

@@ -27,8 +27,8 @@ import { DOMParser, parseHTML } from 'linkedom';
 import robotsParserModule from 'robots-parser';
 import type { CrawlProgress, SiteCrawlSettings } from '../domain/contentSources.js';
 import type { Anchors } from '../domain/text/sections.js';
-import { htmlToMarkdown } from './html.js';
-import { pdfText } from './pdf.js';
+import { htmlToMarkdown } from '../importers/html.js';
+import { pdfText } from '../importers/pdf.js';
 
 // robots-parser is CommonJS (`module.exports = function`) typed as an ES default export:
 // under NodeNext the default import is the function at run time, typed as its module.

@@ -1,5 +1,5 @@
 /**
- * A crawl into a collection: the crawl's results (sources/crawl.ts) as entry writes, deletes
+ * A crawl into a collection: the crawl's results (crawler/crawl.ts) as entry writes, deletes
  * and a report, whatever writes them — Lore's API for `lore crawl`, the entry service for the
  * server's crawlers (domain/crawlers.ts).
  */
