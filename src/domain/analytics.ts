@@ -2,6 +2,7 @@ import { ValidationError } from './errors.js';
 import type { IntegrationService } from './integrations.js';
 import type { Scope } from './model.js';
 import type { Page, PageRequest } from './pagination.js';
+import { SUMMARISABLE_SIMILARITY } from './search.js';
 
 /** One organisation's logs within [from, to), of one integration or all of them. */
 export interface AnalyticsWindow {
@@ -106,7 +107,8 @@ export interface ConversationTranscript extends Omit<ConversationListItem, 'mess
 
 export interface AnalyticsRepository {
   activity(window: AnalyticsWindow, interval: Interval): Promise<ActivityPoint[]>;
-  queries(window: AnalyticsWindow, kind: QueryKind, limit: number): Promise<QueryStat[]>;
+  /** `lowSimilarity`: the best hit's similarity under which a search counts as `low_similarity` (found something, nothing to summarise). */
+  queries(window: AnalyticsWindow, kind: QueryKind, limit: number, lowSimilarity: number): Promise<QueryStat[]>;
   clicks(window: AnalyticsWindow): Promise<ClickStats>;
   feedback(window: AnalyticsWindow, limit: number): Promise<FeedbackStats>;
   unanswered(window: AnalyticsWindow, limit: number): Promise<UnansweredQuestion[]>;
@@ -180,7 +182,7 @@ export function createAnalyticsService(deps: { analytics: AnalyticsRepository; i
     },
     async queries(scope, params) {
       const w = await window(scope, params);
-      return { window: w, queries: await analytics.queries(w, params.kind ?? 'top', params.limit ?? 20) };
+      return { window: w, queries: await analytics.queries(w, params.kind ?? 'top', params.limit ?? 20, SUMMARISABLE_SIMILARITY) };
     },
     async clicks(scope, params) {
       const w = await window(scope, params);

@@ -1,10 +1,6 @@
 import type { AnalyticsRepository, AnalyticsWindow, AnswerFeedback, ConversationListItem, ConversationTranscript, TranscriptMessage, UnansweredQuestion } from '../domain/analytics.js';
-import { SUMMARISABLE_SIMILARITY } from '../domain/search.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
-
-/** A search whose best hit is under this similarity found something, but nothing good enough to summarise. */
-const LOW_SIMILARITY = SUMMARISABLE_SIMILARITY;
 
 /**
  * What visitors did, read from the logs Lore keeps: `search_log` (every search), clicks and
@@ -101,7 +97,7 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
       );
     },
 
-    async queries(w, kind, limit) {
+    async queries(w, kind, limit, lowSimilarity) {
       if (kind === 'top' && w.daily) {
         return db.query(
           `SELECT query, sum(searches)::int AS searches,
@@ -122,7 +118,7 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
            FROM search_log
           WHERE ${IN_WINDOW} ${only}
           GROUP BY 1 ORDER BY count(*) DESC, max(created_at) DESC, 1 LIMIT $5`,
-        [...window(w), limit, ...(kind === 'low_similarity' ? [LOW_SIMILARITY] : [])],
+        [...window(w), limit, ...(kind === 'low_similarity' ? [lowSimilarity] : [])],
       );
     },
 
