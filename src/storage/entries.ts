@@ -4,25 +4,10 @@ import { SourceConflictError, type EntryFilter, type EntryRepository, type Entry
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
 import { createMaintenance, type Maintenance } from './maintenance.js';
-import { iso, parseVector, vectorLiteral } from './sql.js';
+import { entryColumn, entryColumns, parseVector, vectorLiteral } from './sql.js';
 import type { Page, PageRequest } from '../domain/pagination.js';
 
-const COLUMNS = `id, collection_id, title, raw_text, meta, searchable_meta, source_url, source_type, source_id,
-  ${iso('created_at')}, ${iso('updated_at')}`;
-/** Each field's column (ENTRY_FIELDS), for lists that ask for some. */
-const COLUMN: Record<EntryField, string> = {
-  id: 'id',
-  collection_id: 'collection_id',
-  title: 'title',
-  raw_text: 'raw_text',
-  meta: 'meta',
-  searchable_meta: 'searchable_meta',
-  source_url: 'source_url',
-  source_type: 'source_type',
-  source_id: 'source_id',
-  created_at: iso('created_at'),
-  updated_at: iso('updated_at'),
-};
+const COLUMNS = entryColumns();
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -63,7 +48,7 @@ export function createEntryRepository(
     },
 
     listFields(scope, collectionId, page, filter, fields) {
-      return listPage<Partial<Entry>>(scope, collectionId, page, filter, [...new Set<EntryField>(['id', ...fields])].map((f) => COLUMN[f]).join(', '));
+      return listPage<Partial<Entry>>(scope, collectionId, page, filter, [...new Set<EntryField>(['id', ...fields])].map((f) => entryColumn(f)).join(', '));
     },
 
     sourceEntries(scope, collectionId, sourceType) {

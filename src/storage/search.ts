@@ -2,10 +2,9 @@ import type { Entry, JsonObject } from '../domain/model.js';
 import type { ChunkScore, LexicalCandidates, MetaFilter, SearchLogRow, SearchRepository } from '../domain/ports.js';
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
-import { iso } from './sql.js';
+import { entryColumns } from './sql.js';
 
-const ENTRY_COLUMNS = `e.id, e.collection_id, e.title, e.raw_text, e.meta, e.searchable_meta, e.source_url, e.source_type,
-  e.source_id, ${iso('e.created_at', 'created_at')}, ${iso('e.updated_at', 'updated_at')}`;
+const ENTRY_COLUMNS = entryColumns('e');
 
 /**
  * SQL for one metadata filter on entry `e`, matching meta and searchable_meta together:

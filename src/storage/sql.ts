@@ -1,8 +1,20 @@
+import { ENTRY_FIELDS, type EntryField } from '../domain/model.js';
 /** SQL snippets shared by the repositories. */
 
 /** A timestamptz column as `2026-11-22T06:14:03.123456Z` (UTC, microseconds). */
 export function iso(column: string, alias = column.split('.').pop()!): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${alias}`;
+}
+
+/** An entry field's column as read (timestamps as ISO 8601 text), of table alias `table` when given. */
+export function entryColumn(field: EntryField, table?: string): string {
+  const column = table ? `${table}.${field}` : field;
+  return field === 'created_at' || field === 'updated_at' ? iso(column) : column;
+}
+
+/** Every field of an entry (ENTRY_FIELDS) as read, for a SELECT or RETURNING list. */
+export function entryColumns(table?: string): string {
+  return ENTRY_FIELDS.map((field) => entryColumn(field, table)).join(', ');
 }
 
 /** pgvector's text form of a vector. */
