@@ -3,10 +3,9 @@
  * and a report, whatever writes them — Lore's API for `lore crawl`, the entry service for the
  * server's crawlers (domain/crawlers.ts).
  */
-import { createHash } from 'node:crypto';
 import { LIMITS } from '../domain/entries.js';
 import { sectionParts, slugify } from '../domain/text/sections.js';
-import { WEB_SOURCE_TYPE, type CrawlProgress, type CrawlReport, type EntrySink, type SiteCrawlSettings, type SourceEntry, type StoredEntry } from '../domain/contentSources.js';
+import { entryHash, WEB_SOURCE_TYPE, type CrawlProgress, type CrawlReport, type EntrySink, type SiteCrawlSettings, type SourceEntry, type StoredEntry } from '../domain/contentSources.js';
 import { crawl, type CrawlResult } from './crawl.js';
 
 type Page = Extract<CrawlResult, { kind: 'page' }>;
@@ -122,7 +121,7 @@ function pageSections(page: Page): PageEntries {
     const title = (part.title ?? page.url).slice(0, LIMITS.title);
     const sourceUrl = `${page.location}${part.link}`;
     const source_url = sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null;
-    const contentHash = createHash('sha256').update(title).update('\0').update(text).update('\0').update(source_url ?? '').digest('hex');
+    const contentHash = entryHash({ title, text, sourceUrl: source_url, anchors: null });
     entries.push({
       source_type: WEB_SOURCE_TYPE,
       source_id: sourceId,

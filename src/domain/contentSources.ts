@@ -5,6 +5,7 @@
  * importing it. `lore import` and `lore crawl` write through the API, the server's crawlers
  * through the entry service; both batch with `batchWriter`.
  */
+import { createHash } from 'node:crypto';
 import type { Anchors } from './text/sections.js';
 
 /** The source type of a crawled page's entries. */
@@ -19,6 +20,17 @@ export interface SourceEntry {
   source_url: string | null;
   /** `anchors`: the page's section ids (text/sections.ts). */
   meta: { content_sha256: string; anchors?: Anchors } & Record<string, string | null | Anchors>;
+}
+
+/**
+ * The `meta.content_sha256` of an entry a source writes: a hash of what the entry shows (title,
+ * text, link, section anchors), so a source sends again only what changed.
+ */
+export function entryHash(entry: { title: string; text: string; sourceUrl: string | null; anchors: Anchors | null }): string {
+  return createHash('sha256')
+    .update(entry.title).update('\0').update(entry.text).update('\0').update(entry.sourceUrl ?? '').update('\0')
+    .update(entry.anchors ? JSON.stringify(entry.anchors) : '')
+    .digest('hex');
 }
 
 /** What a run did to the collection, and what it left out. */

@@ -3,7 +3,6 @@
  * text, source id and URL), and why a file is left out. Used by `lore import <dir>`
  * (src/cli/folderImport.ts), which sends the entries through the public API's batch upsert.
  */
-import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -12,7 +11,7 @@ import { LIMITS } from '../domain/entries.js';
 import { markdownAnchors, sectionParts, type Anchors } from '../domain/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import { mdxAsMarkdown } from './mdx.js';
-import type { SourceEntry } from '../domain/contentSources.js';
+import { entryHash, type SourceEntry } from '../domain/contentSources.js';
 import { pdfText } from './pdf.js';
 
 /** The source_type of entries made from files: the importer's own, so it may prune them. */
@@ -145,7 +144,7 @@ function entryOf(file: FolderFile, part: { sourceId: string; title: string; text
   if (part.sourceId.length > LIMITS.sourceId) return `path longer than ${LIMITS.sourceId} characters`;
   const title = part.title.slice(0, LIMITS.title);
   const { sourceUrl, anchors } = part;
-  const hash = createHash('sha256').update(title).update('\0').update(text).update('\0').update(sourceUrl ?? '').update('\0').update(anchors ? JSON.stringify(anchors) : '').digest('hex');
+  const hash = entryHash({ title, text, sourceUrl, anchors });
   return {
     source_type: FILE_SOURCE_TYPE,
     source_id: part.sourceId,
