@@ -28,7 +28,7 @@ export interface CrawlCommandOptions {
   include: readonly string[];
   exclude: readonly string[];
   keepGone: boolean;
-  /** One entry per section of a page (`##`, a long one split at `###`) (see `CrawlSettings.sections`). */
+  /** One entry per section of a page (`##`, a long one split at `###`) (see `SiteCrawlSettings.sections`). */
   sections?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
