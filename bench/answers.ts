@@ -44,7 +44,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder } from '../src/container.js';
-import type { AnswerProvider, AnswerRequest } from '../src/domain/ports.js';
+import type { AnswerProvider, AnswerRequest } from '../src/domain/answers/port.js';
 import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
 import { retrievalQuery } from '../src/domain/answers/service.js';
 import { docEntryUrl, loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Embedder } from '../src/domain/ports.js';
+import type { Embedder } from '../src/domain/ingestion/port.js';
 
 /**
  * An embedder that remembers vectors by text, on disk between runs, so a benchmark that

@@ -17,8 +17,8 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { AnswerRequest } from '../src/domain/ports.js';
-import { analyze, detectLanguage, termFrequencies } from '../src/domain/text/tokenize.js';
+import type { AnswerRequest } from '../src/domain/answers/port.js';
+import { analyze, detectLanguage, termFrequencies } from '../src/domain/ingestion/text/tokenize.js';
 import { bundledModelPath, createLocalEmbedder } from '../src/providers/embeddings/local.js';
 import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
 import { jsonl } from './jsonl.js';

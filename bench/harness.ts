@@ -6,8 +6,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createContainer, createEmbedder } from '../src/container.js';
-import { hashSecret } from '../src/domain/credentials.js';
-import type { AnswerProvider, Embedder } from '../src/domain/ports.js';
+import { hashSecret } from '../src/domain/access/credentials.js';
+import type { AnswerProvider } from '../src/domain/answers/port.js';
+import type { Embedder } from '../src/domain/ingestion/port.js';
 import { buildApp } from '../src/http/app.js';
 
 export const MASTER_KEY = 'bench-master-key-0123456789abcdef';

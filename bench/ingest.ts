@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { draftChunks } from '../src/domain/ingestion.js';
+import { draftChunks } from '../src/domain/ingestion/pipeline.js';
 import { startLore } from './harness.js';
 
 const { values } = parseArgs({

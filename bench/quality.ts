@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder } from '../src/container.js';
-import type { SearchMode } from '../src/domain/search.js';
+import type { SearchMode } from '../src/domain/search/service.js';
 import { cachingEmbedder } from './embeddingCache.js';
 import { startLore } from './harness.js';
 import { jsonl } from './jsonl.js';

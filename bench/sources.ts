@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { crawlSite } from '../src/cli/siteCrawl.js';
-import { draftChunks } from '../src/domain/ingestion.js';
+import { draftChunks } from '../src/domain/ingestion/pipeline.js';
 import { importFolder } from '../src/cli/folderImport.js';
 import { startLore } from './harness.js';
 import { jsonl } from './jsonl.js';

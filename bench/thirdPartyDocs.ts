@@ -9,9 +9,9 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { markdownSections } from '../src/domain/text/sections.js';
+import { markdownSections } from '../src/domain/ingestion/text/sections.js';
 import { fileUrl, listFolder, markdownDocument, readFolderFile } from '../src/importers/folder.js';
-import type { SourceEntry } from '../src/domain/contentSources.js';
+import type { SourceEntry } from '../src/domain/crawl/sources.js';
 
 /** Where the shared evaluation data keeps the docs, relative to the project root. */
 export const DOCS_ROOT = path.resolve('../shared/data/docs');

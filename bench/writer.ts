@@ -20,7 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder } from '../src/container.js';
-import type { AnswerRequest } from '../src/domain/ports.js';
+import type { AnswerRequest } from '../src/domain/answers/port.js';
 import { docEntryUrl, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
 import { selectAnswer, type Candidate } from '../src/providers/llm/extractiveSelect.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './config.js';
-import { secretMatches } from './domain/credentials.js';
+import { secretMatches } from './domain/access/credentials.js';
 import { resolveMasterKey } from './masterKey.js';
 
 describe('loadConfig', () => {

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { demoWebsites, type DemoKeys, type DemoService } from './domain/demo.js';
-import type { EntryInput } from './domain/entries.js';
+import { demoWebsites, type DemoKeys, type DemoService } from './domain/widgets/demo.js';
+import type { EntryInput } from './domain/ingestion/entries.js';
 import { fileUrl, readFolderFile } from './importers/folder.js';
 
 /** The package root: the same relative path from src/ and dist/. */

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { hashSecret, randomToken } from './domain/credentials.js';
+import { hashSecret, randomToken } from './domain/access/credentials.js';
 
 export interface MasterKey {
   hash: Uint8Array;

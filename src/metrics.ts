@@ -16,7 +16,7 @@
  * - the process defaults of prom-client (CPU, memory, event-loop lag, GC), prefixed `lore_`.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Embedder } from './domain/ports.js';
+import type { Embedder } from './domain/ingestion/port.js';
 import type { Db } from './storage/db.js';
 
 export interface Metrics {

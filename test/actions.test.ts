@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { AnswerProvider } from '../src/domain/ports.js';
-import { signVisitor } from '../src/domain/visitors.js';
+import type { AnswerProvider } from '../src/domain/answers/port.js';
+import { signVisitor } from '../src/domain/widgets/visitors.js';
 import { backends, constantEmbedder, startServer, type TestServer } from './helpers.js';
 
 const ORIGIN = 'https://docs.example.com';

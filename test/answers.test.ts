@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ProviderError, type AnswerChunk, type AnswerProvider } from '../src/domain/ports.js';
+import { ProviderError, type AnswerChunk, type AnswerProvider } from '../src/domain/answers/port.js';
 import { backends, MASTER_KEY, startServer, type TestServer } from './helpers.js';
 
 const DOCS = [

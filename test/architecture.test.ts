@@ -76,7 +76,7 @@ describe('the dependency rule', () => {
     // The reader itself: a value import, a type-only one, a re-export and a module outside the project.
     const sample = importsOf('test/architecture.test.ts');
     assert.ok(sample.every((i) => !i.to.startsWith('src/')), 'this file imports nothing of the project');
-    assert.ok(domain.some((i) => i.from === 'src/domain/search.ts' && i.to === 'src/domain/ranking.ts' && !i.typeOnly));
-    assert.ok(domain.some((i) => i.from === 'src/domain/search.ts' && i.to === 'src/domain/model.ts' && i.typeOnly));
+    assert.ok(domain.some((i) => i.from === 'src/domain/search/service.ts' && i.to === 'src/domain/search/ranking.ts' && !i.typeOnly));
+    assert.ok(domain.some((i) => i.from === 'src/domain/search/service.ts' && i.to === 'src/domain/model.ts' && i.typeOnly));
   });
 });

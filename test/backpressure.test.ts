@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Embedder } from '../src/domain/ports.js';
+import type { Embedder } from '../src/domain/ingestion/port.js';
 import { startServer, type TestServer } from './helpers.js';
 
 /** A slow model: 100 ms a call, so concurrent writes queue up behind each other. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { signVisitor } from '../src/domain/visitors.js';
+import { signVisitor } from '../src/domain/widgets/visitors.js';
 import { backends, constantEmbedder, startServer, TIMESTAMP, type TestServer } from './helpers.js';
 
 const ORIGIN = 'https://docs.example.com';

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { site } from './fixtures/site.js';
-import { createCrawlerRunner, type CrawlerRepository, type CrawlerRun } from '../src/domain/crawlers.js';
-import type { EntryService } from '../src/domain/entries.js';
+import { createCrawlerRunner } from '../src/domain/crawl/crawlers.js';
+import type { CrawlerRepository, CrawlerRun } from '../src/domain/crawl/port.js';
+import type { EntryService } from '../src/domain/ingestion/entries.js';
 import { OverloadedError } from '../src/domain/errors.js';
 import { runCrawl } from '../src/crawler/crawlRun.js';
 

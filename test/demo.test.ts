@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { DemoKeys } from '../src/domain/demo.js';
+import type { DemoKeys } from '../src/domain/widgets/demo.js';
 import { DEMO_CSP } from '../src/http/demo/page.js';
 import { loreDocEntries, seedLoreDemo } from '../src/loreDocs.js';
 import { backends, constantEmbedder, startServer, type TestServer } from './helpers.js';

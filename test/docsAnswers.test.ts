@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SPLIT_OVER } from '../src/domain/text/sections.js';
+import { SPLIT_OVER } from '../src/domain/ingestion/text/sections.js';
 import { importFolder } from '../src/cli/folderImport.js';
 import { backends, startServer, type TestServer } from './helpers.js';
 

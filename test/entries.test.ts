@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EmbedderError, type Embedder } from '../src/domain/ports.js';
+import { EmbedderError, type Embedder } from '../src/domain/ingestion/port.js';
 import { backends, defaultEmbedder, startServer, TIMESTAMP, UUID, type TestServer } from './helpers.js';
 
 const ENTRY_KEYS = [

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { formatImportReport, importFolder } from '../src/cli/folderImport.js';
-import { SPLIT_OVER } from '../src/domain/text/sections.js';
+import { SPLIT_OVER } from '../src/domain/ingestion/text/sections.js';
 import { constantEmbedder, startServer, type TestServer } from './helpers.js';
 import { makePdf } from './fixtures/pdf.js';
 import { runLoreCli } from './processes.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { signVisitor } from '../src/domain/visitors.js';
+import { signVisitor } from '../src/domain/widgets/visitors.js';
 import { readableLogs } from '../src/http/logFormat.js';
 import { redactUrl } from '../src/http/logRedaction.js';
 import { constantEmbedder, MASTER_KEY, startServer, type TestServer } from './helpers.js';

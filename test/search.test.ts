@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { EmbedderError, type SearchLogRow } from '../src/domain/ports.js';
-import { createSearchLog } from '../src/domain/searchLog.js';
+import { EmbedderError } from '../src/domain/ingestion/port.js';
+import type { SearchLogRow } from '../src/domain/analytics/port.js';
+import { createSearchLog } from '../src/domain/analytics/searchLog.js';
 import { backends, startServer, type TestServer } from './helpers.js';
 
 const DAY = 86_400_000;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Embedder } from '../src/domain/ports.js';
-import { analyze } from '../src/domain/text/tokenize.js';
+import type { Embedder } from '../src/domain/ingestion/port.js';
+import { analyze } from '../src/domain/ingestion/text/tokenize.js';
 import { tfNormSql } from '../src/storage/bm25.js';
 import { createSearchRepository, POSTINGS_PER_TERM } from '../src/storage/search.js';
 import { backends, startServer, type TestServer } from './helpers.js';

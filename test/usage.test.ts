@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { PaymentRequiredError } from '../src/domain/errors.js';
-import { createUsageService, periodOf } from '../src/domain/usage.js';
+import { createUsageService, periodOf } from '../src/domain/access/usage.js';
 import { registerErrorHandling } from '../src/http/errors.js';
 import { createUsageRepository } from '../src/storage/usage.js';
 import { backends, constantEmbedder, MASTER_KEY, startServer, type TestServer } from './helpers.js';

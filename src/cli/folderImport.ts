@@ -13,7 +13,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { FILE_SOURCE_TYPE, listFolder, readFolderFile } from '../importers/folder.js';
-import { batchWriter, emptyReport, type BatchUpsert, type SourceEntry, type SourceReport } from '../domain/contentSources.js';
+import { batchWriter, emptyReport, type BatchUpsert, type SourceEntry, type SourceReport } from '../domain/crawl/sources.js';
 import { apiBatchUpsert, deleteBySource, ImportError, loreClient, storedEntries } from './loreApi.js';
 
 

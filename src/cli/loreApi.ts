@@ -4,7 +4,7 @@
  * collection, batch upserts that name the entries refused, and deletes by source.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BatchUpsert, SourceReport, StoredEntry } from '../domain/contentSources.js';
+import type { BatchUpsert, SourceReport, StoredEntry } from '../domain/crawl/sources.js';
 
 /** A failure that ends the run (bad arguments, unreachable server, refused credential). */
 export class ImportError extends Error {}

@@ -1,7 +1,7 @@
 /** `lore reindex`: chunks embedded by another model embedded again by the configured one (domain/reindex.ts). */
 import { createEmbedder } from '../container.js';
-import { createIngestion } from '../domain/ingestion.js';
-import { reindex, type ModelCount } from '../domain/reindex.js';
+import { createIngestion } from '../domain/ingestion/pipeline.js';
+import { reindex, type ModelCount } from '../domain/ingestion/reindex.js';
 import { createEntryRepository } from '../storage/entries.js';
 import { createMaintenance } from '../storage/maintenance.js';
 import { dropUnusedVectorIndexes, ensureVectorIndex } from '../storage/migrate.js';

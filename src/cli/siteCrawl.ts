@@ -11,7 +11,8 @@
  */
 import cliProgress from 'cli-progress';
 import { cleanUrl } from '../crawler/crawl.js';
-import { batchWriter, emptyReport, WEB_SOURCE_TYPE, type CrawlReport } from '../domain/contentSources.js';
+import { batchWriter, emptyReport, WEB_SOURCE_TYPE } from '../domain/crawl/sources.js';
+import type { CrawlReport } from '../domain/crawl/port.js';
 import { runCrawl } from '../crawler/crawlRun.js';
 import { apiBatchUpsert, deleteBySource, formatReport, ImportError, loreClient, storedEntries } from './loreApi.js';
 

@@ -25,8 +25,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import ignore, { type Ignore } from 'ignore';
 import { DOMParser, parseHTML } from 'linkedom';
 import robotsParserModule from 'robots-parser';
-import type { CrawlProgress, SiteCrawlSettings } from '../domain/contentSources.js';
-import type { Anchors } from '../domain/text/sections.js';
+import type { CrawlProgress, SiteCrawlSettings } from '../domain/crawl/port.js';
+import type { Anchors } from '../domain/ingestion/text/sections.js';
 import { htmlToMarkdown } from '../importers/html.js';
 import { pdfText } from '../importers/pdf.js';
 

@@ -3,9 +3,10 @@
  * and a report, whatever writes them — Lore's API for `lore crawl`, the entry service for the
  * server's crawlers (domain/crawlers.ts).
  */
-import { LIMITS } from '../domain/entries.js';
-import { sectionParts, slugify } from '../domain/text/sections.js';
-import { entryHash, WEB_SOURCE_TYPE, type CrawlProgress, type CrawlReport, type EntrySink, type SiteCrawlSettings, type SourceEntry, type StoredEntry } from '../domain/contentSources.js';
+import { LIMITS } from '../domain/ingestion/entries.js';
+import { sectionParts, slugify } from '../domain/ingestion/text/sections.js';
+import { entryHash, WEB_SOURCE_TYPE, type SourceEntry, type StoredEntry } from '../domain/crawl/sources.js';
+import type { CrawlProgress, CrawlReport, EntrySink, SiteCrawlSettings } from '../domain/crawl/port.js';
 import { crawl, type CrawlResult } from './crawl.js';
 
 type Page = Extract<CrawlResult, { kind: 'page' }>;

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { tokenPrincipal, type Principal } from '../domain/access.js';
-import { isApiKey, type ApiKeyService } from '../domain/apiKeys.js';
-import { secretMatches } from '../domain/credentials.js';
+import { tokenPrincipal, type Principal } from '../domain/access/principal.js';
+import { isApiKey, type ApiKeyService } from '../domain/access/apiKeys.js';
+import { secretMatches } from '../domain/access/credentials.js';
 import { ForbiddenError, UnauthenticatedError } from '../domain/errors.js';
 import type { Scope } from '../domain/model.js';
-import type { OrganisationService } from '../domain/organisations.js';
+import type { OrganisationService } from '../domain/access/organisations.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

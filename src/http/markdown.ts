@@ -1,6 +1,6 @@
 import { Marked } from 'marked';
 import sanitizeHtml from 'sanitize-html';
-import { anchors } from '../domain/text/sections.js';
+import { anchors } from '../domain/ingestion/text/sections.js';
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { PaymentRequiredError } from '../domain/errors.js';
-import type { UsageService } from '../domain/usage.js';
+import type { UsageService } from '../domain/access/usage.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

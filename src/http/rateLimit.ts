@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import type { App } from './app.js';
-import { hashSecret } from '../domain/credentials.js';
+import { hashSecret } from '../domain/access/credentials.js';
 import { bearer } from './auth.js';
 
 declare module 'fastify' {

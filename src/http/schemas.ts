@@ -1,6 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { PERMISSIONS, type Permission as PermissionName } from '../shared/permissions.js';
-import { LIMITS } from '../domain/entries.js';
+import { LIMITS } from '../domain/ingestion/entries.js';
 
 /** Route schemas: they validate input, shape output and generate the OpenAPI document. */
 

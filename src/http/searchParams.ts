@@ -1,8 +1,8 @@
 import { ValidationError } from '../domain/errors.js';
 import { pageRequest } from '../domain/pagination.js';
-import type { MetaFilter } from '../domain/ports.js';
-import type { Boost, Sort, Strength } from '../domain/ranking.js';
-import type { SearchParams } from '../domain/search.js';
+import type { MetaFilter } from '../domain/search/port.js';
+import type { Boost, Sort, Strength } from '../domain/search/ranking.js';
+import type { SearchParams } from '../domain/search/service.js';
 
 const LIMITS = { query: 1_000, field: 100, value: 500, values: 50, metaKeys: 20, boosts: 3, sorts: 3 } as const;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)$/;

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Permission } from '../shared/permissions.js';
-import type { IntegrationService } from '../domain/integrations.js';
+import type { IntegrationService } from '../domain/search/integrations.js';
 import { ForbiddenError } from '../domain/errors.js';
-import type { StoredWidget } from '../domain/ports.js';
-import type { WidgetService } from '../domain/widgets.js';
-import { authoriseWidget, originAllowed } from '../domain/widgetAccess.js';
+import type { StoredWidget } from '../domain/widgets/port.js';
+import type { WidgetService } from '../domain/widgets/service.js';
+import { authoriseWidget, originAllowed } from '../domain/widgets/access.js';
 import type { WidgetType } from '../shared/widgetSettings.js';
 import { bearer, type Authenticators } from './auth.js';
 

@@ -7,11 +7,11 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { parse as parseYaml } from 'yaml';
-import { LIMITS } from '../domain/entries.js';
-import { markdownAnchors, sectionParts, type Anchors } from '../domain/text/sections.js';
+import { LIMITS } from '../domain/ingestion/entries.js';
+import { markdownAnchors, sectionParts, type Anchors } from '../domain/ingestion/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import { mdxAsMarkdown } from './mdx.js';
-import { entryHash, type SourceEntry } from '../domain/contentSources.js';
+import { entryHash, type SourceEntry } from '../domain/crawl/sources.js';
 import { pdfText } from './pdf.js';
 
 /** The source_type of entries made from files: the importer's own, so it may prune them. */

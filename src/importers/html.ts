@@ -8,8 +8,8 @@ import { Readability } from '@mozilla/readability';
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
-import { caseOf } from '../domain/text/markdownInline.js';
-import { anchorsOf, type Anchors } from '../domain/text/sections.js';
+import { caseOf } from '../domain/ingestion/text/markdownInline.js';
+import { anchorsOf, type Anchors } from '../domain/ingestion/text/sections.js';
 
 export interface HtmlDocument {
   /** The page's title: Readability's, else `<title>`, else its first `<h1>`. */

@@ -13,7 +13,7 @@
  *   reads them.
  * - Other tags go, their text content stays; a tag written over several lines goes whole.
  */
-import { fencedLines, markdownStructure } from '../domain/text/markdownInline.js';
+import { fencedLines, markdownStructure } from '../domain/ingestion/text/markdownInline.js';
 
 const ESM_LINE = /^(?:import|export)\s/;
 /** A component tag alone on its line: `<Name …>`, `<Name … />` or `</Name>`. */

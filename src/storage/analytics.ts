@@ -1,4 +1,4 @@
-import type { AnalyticsRepository, AnalyticsWindow, AnswerFeedback, ConversationListItem, ConversationTranscript, TranscriptMessage, UnansweredQuestion } from '../domain/analytics.js';
+import type { AnalyticsRepository, AnalyticsWindow, AnswerFeedback, ConversationListItem, ConversationTranscript, TranscriptMessage, UnansweredQuestion } from '../domain/analytics/port.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 

@@ -1,6 +1,6 @@
 import type { Permission } from '../shared/permissions.js';
 import type { ApiKey } from '../domain/model.js';
-import type { ApiKeyRepository } from '../domain/ports.js';
+import type { ApiKeyRepository } from '../domain/access/port.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 

@@ -1,5 +1,5 @@
 import type { Collection, Source } from '../domain/model.js';
-import type { CollectionRepository } from '../domain/ports.js';
+import type { CollectionRepository } from '../domain/ingestion/port.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 

@@ -1,4 +1,4 @@
-import type { ConversationRepository, ConversationSummary, StoredMessage } from '../domain/ports.js';
+import type { ConversationRepository, ConversationSummary, StoredMessage } from '../domain/answers/port.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 

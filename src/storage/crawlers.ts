@@ -1,4 +1,4 @@
-import type { ClaimedCrawler, Crawler, CrawlerRepository } from '../domain/crawlers.js';
+import type { ClaimedCrawler, Crawler, CrawlerRepository } from '../domain/crawl/port.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 

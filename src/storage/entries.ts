@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Entry, EntryField, JsonObject, PreparedChunk, Scope } from '../domain/model.js';
-import { SourceConflictError, type EntryFilter, type EntryRepository, type EntryWrite, type EntryWriteResult } from '../domain/ports.js';
+import { SourceConflictError, type EntryFilter, type EntryRepository, type EntryWrite, type EntryWriteResult } from '../domain/ingestion/port.js';
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
 import { createMaintenance, type Maintenance } from './maintenance.js';

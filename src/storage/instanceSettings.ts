@@ -1,5 +1,5 @@
 import type { JsonObject } from '../domain/model.js';
-import type { InstanceSettingsRepository } from '../domain/ports.js';
+import type { InstanceSettingsRepository } from '../domain/widgets/port.js';
 import type { Db } from './db.js';
 
 /** Instance settings in the `instance_settings` table (one jsonb value per key). */

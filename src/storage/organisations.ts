@@ -1,5 +1,5 @@
 import type { Organisation } from '../domain/model.js';
-import type { OrganisationPatch, OrganisationRepository } from '../domain/ports.js';
+import type { OrganisationPatch, OrganisationRepository } from '../domain/access/port.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 

@@ -2,7 +2,7 @@
  * What `lore reindex` reads across every organisation (domain/reindex.ts): the chunks by the
  * model that embedded them, and the entries whose chunks another model embedded.
  */
-import type { ReindexSource, StaleEntry } from '../domain/reindex.js';
+import type { ReindexSource, StaleEntry } from '../domain/ingestion/reindex.js';
 import type { EntryFields } from '../domain/model.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';

@@ -1,5 +1,6 @@
 import type { Entry, JsonObject } from '../domain/model.js';
-import type { ChunkScore, LexicalCandidates, MetaFilter, SearchLogRow, SearchRepository } from '../domain/ports.js';
+import type { ChunkScore, LexicalCandidates, MetaFilter, SearchRepository } from '../domain/search/port.js';
+import type { SearchLogRow } from '../domain/analytics/port.js';
 import type { Db, Queryable } from './db.js';
 import { tfNormSql } from './bm25.js';
 import { entryColumns } from './sql.js';

@@ -1,4 +1,4 @@
-import type { UsageMonth, UsageRepository, UsageTotal } from '../domain/ports.js';
+import type { UsageMonth, UsageRepository, UsageTotal } from '../domain/access/port.js';
 import type { Db } from './db.js';
 
 export function createUsageRepository(db: Db): UsageRepository {

@@ -1,4 +1,4 @@
-import type { StoredWidget, WidgetRepository, WidgetRow } from '../domain/ports.js';
+import type { StoredWidget, WidgetRepository, WidgetRow } from '../domain/widgets/port.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 

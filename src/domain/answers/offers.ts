@@ -1,6 +1,6 @@
 import type { Entry, JsonObject } from '../model.js';
-import type { Passage } from '../search.js';
-import { sectionUrl } from '../text/sections.js';
+import type { Passage } from '../search/service.js';
+import { sectionUrl } from '../ingestion/text/sections.js';
 import { httpUrl } from '../urls.js';
 import type { CitedSource } from './citations.js';
 

@@ -1,4 +1,4 @@
-import type { AnswerMessage } from '../ports.js';
+import type { AnswerMessage } from './port.js';
 
 /** Chatbot personas (SPEC.md "Integration") and the voice each asks of the model. */
 const PERSONAS: Record<string, string> = {

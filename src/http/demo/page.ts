@@ -1,4 +1,4 @@
-import type { DemoKeys } from '../../domain/demo.js';
+import type { DemoKeys } from '../../domain/widgets/demo.js';
 import { docPath } from '../../loreDocs.js';
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { SearchResult } from '../../domain/search.js';
+import type { SearchResult } from '../../domain/search/service.js';
 import { presentPage } from '../paginate.js';
 import { Entry, Paginated } from '../schemas.js';
 

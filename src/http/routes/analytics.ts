@@ -1,7 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { stringify } from 'csv-stringify/sync';
 import { Type, type TSchema } from 'typebox';
-import type { AnalyticsWindow, WindowParams } from '../../domain/analytics.js';
+import type { AnalyticsWindow } from '../../domain/analytics/port.js';
+import type { WindowParams } from '../../domain/analytics/service.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { isUuid } from '../../domain/ids.js';
 import { pageRequest } from '../../domain/pagination.js';

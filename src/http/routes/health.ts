@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { hashSecret } from '../../domain/credentials.js';
+import { hashSecret } from '../../domain/access/credentials.js';
 import { masterAuth } from '../auth.js';
 import type { App } from '../app.js';
 

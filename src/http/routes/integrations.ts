@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from '../app.js';
-import { INTEGRATION_TYPES } from '../../domain/integrations.js';
+import { INTEGRATION_TYPES } from '../../domain/search/integrations.js';
 import { pageRequest } from '../../domain/pagination.js';
 import { presentPage } from '../paginate.js';
 import { Data, errorResponses, Message, NoContent, Nullable, Paginated, Timestamp, Uuid } from '../schemas.js';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../app.js';
 import { pageRequest } from '../../domain/pagination.js';
-import { MAX_URL_BYTES } from '../../domain/pages.js';
+import { MAX_URL_BYTES } from '../../domain/ingestion/pages.js';
 import { presentPage } from '../paginate.js';
 import { Data, Entry, EntryCreate, errorResponses, Message, NoContent, Paginated, PageQuery, Permission, Uuid } from '../schemas.js';
 

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { EmbedderError, type Embedder } from '../../domain/ports.js';
+import { EmbedderError, type Embedder } from '../../domain/ingestion/port.js';
 import type { Reply, Request, WorkerOptions } from './localWorker.js';
 
 export interface LocalEmbedderOptions {

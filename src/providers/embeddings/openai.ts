@@ -1,4 +1,4 @@
-import { EmbedderError, type Embedder } from '../../domain/ports.js';
+import { EmbedderError, type Embedder } from '../../domain/ingestion/port.js';
 
 export interface OpenAIEmbedderOptions {
   baseUrl: string;

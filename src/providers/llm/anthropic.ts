@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { AnswerChunk, AnswerMessage, AnswerProvider } from '../../domain/ports.js';
+import type { AnswerChunk, AnswerMessage, AnswerProvider } from '../../domain/answers/port.js';
 import { endedEarly, generation, parseData, streamError, streamSse, tokens, type ProviderHttpOptions } from './http.js';
 
 export interface AnthropicProviderOptions extends ProviderHttpOptions {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AnswerChunk, AnswerRequest } from '../../domain/ports.js';
+import type { AnswerChunk, AnswerRequest } from '../../domain/answers/port.js';
 import { createExtractiveProvider, embeddingSimilarity, type ExtractiveProviderOptions } from './extractive.js';
 import { openCodeSpan, splitSentences } from './sentences.js';
 

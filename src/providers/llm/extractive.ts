@@ -6,9 +6,10 @@
  * The selection itself lives in ./extractiveSelect.ts; this file formats and streams.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { AnswerChunk, AnswerProvider, AnswerRequest, Embedder } from '../../domain/ports.js';
-import { wordSegmenter } from '../../domain/text/segments.js';
-import { estimateTokens } from '../../domain/text/tokenEstimate.js';
+import type { AnswerChunk, AnswerProvider, AnswerRequest } from '../../domain/answers/port.js';
+import type { Embedder } from '../../domain/ingestion/port.js';
+import { wordSegmenter } from '../../domain/ingestion/text/segments.js';
+import { estimateTokens } from '../../domain/ingestion/text/tokenEstimate.js';
 import { escapeMarkers } from '../../domain/answers/citations.js';
 import { selectAnswer, type Piece, type Similarity } from './extractiveSelect.js';
 

@@ -32,10 +32,10 @@
  * neither is the first sentence of a chunk that starts mid-sentence. Terms come from the search tokeniser
  * (stemming, folding, Chinese/Japanese bigrams, Thai words), in each passage's own language.
  */
-import { linkTexts, MARKDOWN_LINK } from '../../domain/text/markdownInline.js';
-import { wordSegmenter } from '../../domain/text/segments.js';
-import { questionTerms } from '../../domain/text/questionWords.js';
-import { analyze, detectLanguage } from '../../domain/text/tokenize.js';
+import { linkTexts, MARKDOWN_LINK } from '../../domain/ingestion/text/markdownInline.js';
+import { wordSegmenter } from '../../domain/ingestion/text/segments.js';
+import { questionTerms } from '../../domain/ingestion/text/questionWords.js';
+import { analyze, detectLanguage } from '../../domain/ingestion/text/tokenize.js';
 import { passageBlocks, type Block } from './passageBlocks.js';
 import { openCodeSpan, splitSentences } from './sentences.js';
 

@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ProviderError, type AnswerChunk, type AnswerRequest } from '../../domain/ports.js';
+import { ProviderError, type AnswerChunk, type AnswerRequest } from '../../domain/answers/port.js';
 import { parseRetryAfter, RETRYABLE_STATUSES, RetryableError, withRetries } from './retry.js';
 
 /** Transport settings shared by the HTTP answer providers. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ProviderError, type AnswerChunk, type AnswerMessage, type AnswerRequest } from '../../domain/ports.js';
+import { ProviderError, type AnswerChunk, type AnswerMessage, type AnswerRequest } from '../../domain/answers/port.js';
 import { collect, deltas, within } from './fixtures/replay.js';
 import { tinyLlamaGguf } from './fixtures/tinyGguf.js';
 import { createLlamaProvider, type LlamaProvider, type LlamaProviderOptions } from './llama.js';

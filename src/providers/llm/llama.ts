@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ProviderError, type AnswerChunk, type AnswerMessage, type AnswerProvider, type AnswerRequest } from '../../domain/ports.js';
+import { ProviderError, type AnswerChunk, type AnswerMessage, type AnswerProvider, type AnswerRequest } from '../../domain/answers/port.js';
 import { generation } from './http.js';
 
 /** Settings of createLlamaProvider. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AnswerMessage } from '../../domain/ports.js';
+import type { AnswerMessage } from '../../domain/answers/port.js';
 import { fast, httpProviderContract } from './fixtures/contract.js';
 import { collect, sse, startServer, status, type Reply } from './fixtures/replay.js';
 import { createOpenAIChatProvider, type OpenAIChatProviderOptions } from './openai.js';

@@ -5,7 +5,7 @@
  * (whitespace collapsed, citation markers the passage carries removed, code left as is).
  */
 import { Lexer, type Token, type Tokens } from 'marked';
-import { inlineText, markdownStructure } from '../../domain/text/markdownInline.js';
+import { inlineText, markdownStructure } from '../../domain/ingestion/text/markdownInline.js';
 import { splitSentences } from './sentences.js';
 
 export type Block =

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ProviderError } from '../../domain/ports.js';
+import { ProviderError } from '../../domain/answers/port.js';
 
 /** HTTP statuses that mean "try again later" (529: Anthropic's overloaded). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504, 529]);

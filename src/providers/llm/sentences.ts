@@ -15,7 +15,7 @@
  * - Citation markers already in the text ("[12]") are removed, so an answer never carries a
  *   number that is not one of its own citations.
  */
-import { segmentsOf, sentenceSegmenter } from '../../domain/text/segments.js';
+import { segmentsOf, sentenceSegmenter } from '../../domain/ingestion/text/segments.js';
 
 // Thai/Lao/Khmer clauses (see clauses()).
 const MIN_CLAUSE_CHARS_STRONG = 15;

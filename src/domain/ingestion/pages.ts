@@ -1,11 +1,12 @@
-import { requireOrganisation, requirePermission, requireSources, type Principal } from './access.js';
-import type { Permission } from '../shared/permissions.js';
+import { requireOrganisation, requirePermission, requireSources, type Principal } from '../access/principal.js';
+import type { Permission } from '../../shared/permissions.js';
 import type { EntryInput, EntryService } from './entries.js';
-import { NotFoundError, ValidationError } from './errors.js';
-import { isUuid } from './ids.js';
-import type { Entry, JsonObject, Source } from './model.js';
-import type { Page, PageRequest } from './pagination.js';
-import type { CollectionRepository, OrganisationRepository } from './ports.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Entry, JsonObject, Source } from '../model.js';
+import type { Page, PageRequest } from '../pagination.js';
+import type { CollectionRepository } from './port.js';
+import type { OrganisationRepository } from '../access/port.js';
 
 /** Pages are entries stored with this source_type, keyed by their URL. */
 export const PAGE_SOURCE_TYPE = 'page';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { NotFoundError } from './errors.js';
-import { isUuid } from './ids.js';
-import type { Collection, Scope } from './model.js';
-import type { Page, PageRequest } from './pagination.js';
-import type { CollectionRepository } from './ports.js';
+import { NotFoundError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Collection, Scope } from '../model.js';
+import type { Page, PageRequest } from '../pagination.js';
+import type { CollectionRepository } from './port.js';
 
 export interface CollectionService {
   list(scope: Scope, page: PageRequest): Promise<Page<Collection>>;

@@ -1,12 +1,11 @@
 /**
  * Content sources — the folder import and the website crawler — as the domain sees them: the
- * entries they write, the report of a run, how writes are batched, and the port a site crawl
- * implements (src/crawler/crawlRun.ts), so the server's crawlers (crawlers.ts) run one without
- * importing it. `lore import` and `lore crawl` write through the API, the server's crawlers
+ * entries they write, the report of a run and how writes are batched (the port a site crawl
+ * implements is in port.ts). `lore import` and `lore crawl` write through the API, the server's crawlers
  * through the entry service; both batch with `batchWriter`.
  */
 import { createHash } from 'node:crypto';
-import type { Anchors } from './text/sections.js';
+import type { Anchors } from '../ingestion/text/sections.js';
 
 /** The source type of a crawled page's entries. */
 export const WEB_SOURCE_TYPE = 'web';
@@ -101,60 +100,3 @@ export function batchWriter(send: BatchUpsert, stored: ReadonlyMap<string, unkno
     flush,
   };
 }
-
-/** `created` … `deleted` count entries: pages, or with `sections` the sections of pages. */
-export interface CrawlReport extends SourceReport {
-  /** URLs in scope found (links, sitemaps, known pages). */
-  found: number;
-  /** Requests for pages made. */
-  fetched: number;
-}
-
-/** Where the pages go. `write` may batch; it and `remove` count what they did in the report. */
-export interface EntrySink {
-  write(entry: SourceEntry): Promise<void>;
-  flush(): Promise<void>;
-  remove(sourceId: string): Promise<void>;
-}
-
-/** How far a crawl has come. */
-export interface CrawlProgress {
-  /** URLs in scope found. */
-  found: number;
-  /** Requests for pages made. */
-  fetched: number;
-}
-
-/** A site crawl's settings (see crawler/crawl.ts for how each is read). */
-export interface SiteCrawlSettings {
-  start: string;
-  maxPages: number;
-  concurrency: number;
-  /** Milliseconds between the starts of two requests to the site. */
-  delayMs: number;
-  timeoutMs: number;
-  maxBytes: number;
-  include: readonly string[];
-  exclude: readonly string[];
-  /** The fetch to use (the server's crawlers: one that refuses private addresses). */
-  fetch?: typeof fetch;
-  /** Keep the entries of pages that answer 404 or 410. */
-  keepGone: boolean;
-  /** One entry per section of a page, as `lore import --sections` makes them; else one a page. */
-  sections: boolean;
-  /** Stops the crawl between pages (closing Lore). */
-  signal?: AbortSignal;
-}
-
-/**
- * The port a site crawl implements (crawler/crawlRun.ts `runCrawl`): crawls with `settings`,
- * writing to `sink` the pages whose entries differ from `stored` (by source id), deleting gone
- * ones, counting in `report`; `onProgress` after each page, and what it throws ends the crawl.
- */
-export type SiteCrawl = (
-  settings: SiteCrawlSettings,
-  stored: ReadonlyMap<string, StoredEntry>,
-  sink: EntrySink,
-  report: CrawlReport,
-  onProgress?: (progress: CrawlProgress) => Promise<void> | void,
-) => Promise<void>;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, ValidationError } from './errors.js';
-import { isUuid } from './ids.js';
-import type { Ingestion } from './ingestion.js';
-import type { Entry, EntryField, EntryFields, JsonObject, Scope } from './model.js';
-import type { Page, PageRequest } from './pagination.js';
-import { SourceConflictError, type CollectionRepository, type EntryFilter, type EntryRepository, type EntryWrite } from './ports.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Ingestion } from './pipeline.js';
+import type { Entry, EntryField, EntryFields, JsonObject, Scope } from '../model.js';
+import type { Page, PageRequest } from '../pagination.js';
+import { SourceConflictError, type CollectionRepository, type EntryFilter, type EntryRepository, type EntryWrite } from './port.js';
 
 /** Size limits, also documented in the README and the OpenAPI schemas. */
 export const LIMITS = {

@@ -1,5 +1,5 @@
-import type { Scope } from './model.js';
-import type { UsageDelta, UsageRepository, UsageTotal } from './ports.js';
+import type { Scope } from '../model.js';
+import type { UsageDelta, UsageRepository, UsageTotal } from './port.js';
 
 /** A reserved answer: give it back with `refund` when nothing was answered. */
 export interface Reservation {

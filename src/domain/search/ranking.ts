@@ -1,4 +1,4 @@
-import type { Entry } from './model.js';
+import type { Entry } from '../model.js';
 
 /** What boosts and sorts read of an entry. */
 export type RankingFields = Pick<Entry, 'meta' | 'searchable_meta'>;

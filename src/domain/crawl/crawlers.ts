@@ -1,96 +1,21 @@
 /**
  * Website crawlers of collections, run by the server: a start URL, scope patterns and a
- * schedule; each run crawls the site through the SiteCrawl port (contentSources.ts; crawler/crawlRun.ts, as `lore crawl` does) and writes the
- * pages through the entry service's batch upsert — the same chunking, embedding reuse and
+ * schedule; each run crawls the site through the SiteCrawl port (port.ts; crawler/crawlRun.ts,
+ * as `lore crawl` does) and writes the pages through the entry service's batch upsert — the same chunking, embedding reuse and
  * atomic writes as the API. State another process must see lives in the database: which
  * process runs a crawler (a lease it renews), the progress of a run, the last run's report.
  * Every process looks for due crawlers; one takes each.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { batchWriter, emptyReport, WEB_SOURCE_TYPE, type CrawlReport, type EntrySink, type SiteCrawl } from './contentSources.js';
-import type { EntryService } from './entries.js';
-import { NotFoundError, OverloadedError, ValidationError } from './errors.js';
-import { isUuid } from './ids.js';
-import type { Scope } from './model.js';
-import type { Page, PageRequest } from './pagination.js';
-import type { EntryRepository } from './ports.js';
-
-export interface CrawlerSettings {
-  start_url: string;
-  include: string[];
-  exclude: string[];
-  max_pages: number;
-  keep_gone: boolean;
-  /** One entry per section of a page, as `lore crawl --sections` makes them (crawler/crawlRun.ts); else one a page. */
-  sections: boolean;
-  /** Hours between the starts of two runs; null: only when asked. */
-  schedule_hours: number | null;
-}
-
-export interface CrawlerProgress {
-  found: number;
-  fetched: number;
-  written: number;
-  failed: number;
-}
-
-export interface CrawlerRun {
-  started_at: string;
-  finished_at: string;
-  /** `finished`: the crawl ran to its end (failed pages are in the report); `failed`: it could not. */
-  outcome: 'finished' | 'failed';
-  error: string | null;
-  report: {
-    found: number;
-    fetched: number;
-    created: number;
-    updated: number;
-    unchanged: number;
-    deleted: number;
-    /** At most REPORTED_PAGES of each, with `skipped_total` / `failed_total` the counts. */
-    skipped: { url: string; reason: string }[];
-    failed: { url: string; reason: string }[];
-    skipped_total: number;
-    failed_total: number;
-  };
-}
-
-export interface Crawler extends CrawlerSettings {
-  id: string;
-  collection_id: string;
-  /** `running` while a process holds it, `queued` when due, else `idle`. */
-  status: 'idle' | 'queued' | 'running';
-  next_run_at: string | null;
-  progress: CrawlerProgress | null;
-  last_run: CrawlerRun | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** A crawler a process took to run. */
-export interface ClaimedCrawler extends CrawlerSettings {
-  id: string;
-  organisationId: number;
-  collection_id: string;
-}
-
-export interface CrawlerRepository {
-  list(scope: Scope, collectionId: string, page: PageRequest): Promise<Page<Crawler>>;
-  get(scope: Scope, collectionId: string, id: string): Promise<Crawler | null>;
-  /** Creates a crawler, due at once. */
-  create(scope: Scope, collectionId: string, id: string, settings: CrawlerSettings): Promise<Crawler>;
-  update(scope: Scope, collectionId: string, id: string, settings: CrawlerSettings): Promise<Crawler | null>;
-  delete(scope: Scope, collectionId: string, id: string): Promise<boolean>;
-  /** Makes the crawler due now (a run in progress is not restarted); false when unknown. */
-  requestRun(scope: Scope, collectionId: string, id: string): Promise<boolean>;
-  /** Takes the crawler due longest, leasing it for `leaseSeconds`; null when none is due. */
-  claimDue(leaseSeconds: number): Promise<ClaimedCrawler | null>;
-  /** Records progress and renews the lease; false when the crawler was deleted meanwhile. */
-  progress(id: string, progress: CrawlerProgress, leaseSeconds: number): Promise<boolean>;
-  /** Records the run, releases the lease and schedules the next run. */
-  finish(id: string, run: CrawlerRun): Promise<void>;
-}
+import { batchWriter, emptyReport, WEB_SOURCE_TYPE } from './sources.js';
+import type { Crawler, CrawlerProgress, CrawlerRepository, CrawlerRun, CrawlerSettings, CrawlReport, EntrySink, SiteCrawl } from './port.js';
+import type { EntryService } from '../ingestion/entries.js';
+import { NotFoundError, OverloadedError, ValidationError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Scope } from '../model.js';
+import type { Page, PageRequest } from '../pagination.js';
+import type { EntryRepository } from '../ingestion/port.js';
 
 export interface CrawlerService {
   list(scope: Scope, collectionId: string, page: PageRequest): Promise<Page<Crawler>>;

@@ -1,14 +1,15 @@
 import { LRUCache } from 'lru-cache';
 import type { IntegrationService } from './integrations.js';
-import type { Entry, Integration, JsonObject, Scope } from './model.js';
-import type { ChunkScore, Embedder, LexicalCandidates, MetaFilter, SearchRepository } from './ports.js';
-import { EmbedderError } from './ports.js';
-import { UnavailableError } from './errors.js';
-import { analyze, detectLanguage } from './text/tokenize.js';
+import type { Entry, Integration, JsonObject, Scope } from '../model.js';
+import type { ChunkScore, LexicalCandidates, MetaFilter, SearchRepository } from './port.js';
+import type { Embedder } from '../ingestion/port.js';
+import { EmbedderError } from '../ingestion/port.js';
+import { UnavailableError } from '../errors.js';
+import { analyze, detectLanguage } from '../ingestion/text/tokenize.js';
 import { applyBoosts, applySorts, type Boost, type RankingFields, type Ranked, type Sort } from './ranking.js';
 import { snippet } from './snippet.js';
-import { isVagueQuery } from './text/questionWords.js';
-import type { SearchLog } from './searchLog.js';
+import { isVagueQuery } from '../ingestion/text/questionWords.js';
+import type { SearchLog } from '../analytics/searchLog.js';
 
 export interface SearchParams {
   query: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { plainText, snippet } from './snippet.js';
-import { analyze } from './text/tokenize.js';
+import { analyze } from '../ingestion/text/tokenize.js';
 
 const terms = (query: string) => analyze(query, 'en').terms;
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OverloadedError } from './errors.js';
-import { createIngestion } from './ingestion.js';
-import type { EntryFields } from './model.js';
-import type { Embedder, EntryRepository } from './ports.js';
+import { OverloadedError } from '../errors.js';
+import { createIngestion } from './pipeline.js';
+import type { EntryFields } from '../model.js';
+import type { Embedder, EntryRepository } from './port.js';
 
 describe('ingestion queue', () => {
   it('refuses a batch that would overflow the queue before reading it, and takes it once the queue drains', async () => {

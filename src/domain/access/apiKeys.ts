@@ -1,11 +1,12 @@
-import type { Principal } from './access.js';
-import type { Permission } from '../shared/permissions.js';
+import type { Principal } from './principal.js';
+import type { Permission } from '../../shared/permissions.js';
 import { issueApiKey, parseApiKey, secretMatches } from './credentials.js';
-import { NotFoundError, UnauthenticatedError, ValidationError } from './errors.js';
-import { isUuid } from './ids.js';
-import type { ApiKey, Scope } from './model.js';
-import type { Page, PageRequest } from './pagination.js';
-import type { ApiKeyRepository, CollectionRepository } from './ports.js';
+import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { ApiKey, Scope } from '../model.js';
+import type { Page, PageRequest } from '../pagination.js';
+import type { ApiKeyRepository } from './port.js';
+import type { CollectionRepository } from '../ingestion/port.js';
 
 /** An API key as the API accepts it (the schema already bounds and de-duplicates permissions). */
 export interface ApiKeyInput {

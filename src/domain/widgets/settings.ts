@@ -1,6 +1,6 @@
-import { ValidationError } from './errors.js';
-import type { JsonObject } from './model.js';
-import { VARIANTS, type WidgetConfig, type WidgetSettings, type WidgetType } from '../shared/widgetSettings.js';
+import { ValidationError } from '../errors.js';
+import type { JsonObject } from '../model.js';
+import { VARIANTS, type WidgetConfig, type WidgetSettings, type WidgetType } from '../../shared/widgetSettings.js';
 
 const DEFAULTS: Record<WidgetType, Omit<WidgetConfig, 'type' | 'name'>> = {
   chat: {

@@ -1,11 +1,11 @@
-import { hashSecret, randomId, randomToken } from './credentials.js';
-import { NotFoundError, ValidationError } from './errors.js';
-import type { IntegrationService } from './integrations.js';
-import type { IntegrationType, JsonObject, Scope } from './model.js';
-import type { Page, PageRequest } from './pagination.js';
-import type { StoredWidget, WidgetEventRecord, WidgetRepository, WidgetRow } from './ports.js';
-import { checkSettings, presentConfig } from './widgetConfig.js';
-import type { WidgetConfig, WidgetSettings, WidgetType } from '../shared/widgetSettings.js';
+import { hashSecret, randomId, randomToken } from '../access/credentials.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import type { IntegrationService } from '../search/integrations.js';
+import type { IntegrationType, JsonObject, Scope } from '../model.js';
+import type { Page, PageRequest } from '../pagination.js';
+import type { StoredWidget, WidgetEventRecord, WidgetRepository, WidgetRow } from './port.js';
+import { checkSettings, presentConfig } from './settings.js';
+import type { WidgetConfig, WidgetSettings, WidgetType } from '../../shared/widgetSettings.js';
 
 /** A widget as the management API returns it (never its secrets). */
 export interface Widget {

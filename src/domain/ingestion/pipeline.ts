@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { EntryFields, JsonObject, PreparedChunk, Scope } from './model.js';
-import { EmbedderError, type Embedder, type EntryRepository } from './ports.js';
-import { OverloadedError, UnavailableError } from './errors.js';
+import type { EntryFields, JsonObject, PreparedChunk, Scope } from '../model.js';
+import { EmbedderError, type Embedder, type EntryRepository } from './port.js';
+import { OverloadedError, UnavailableError } from '../errors.js';
 import { chunkText } from './text/chunk.js';
 import { analyze, detectLanguage, termFrequencies } from './text/tokenize.js';
 

@@ -1,4 +1,4 @@
-import { analyzedWords, detectLanguage } from './text/tokenize.js';
+import { analyzedWords, detectLanguage } from '../ingestion/text/tokenize.js';
 
 const MAX_SNIPPET = 240;
 /** Longer texts are read up to here: a snippet is a window, and the best one is rarely further. */

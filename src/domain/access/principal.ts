@@ -1,6 +1,6 @@
-import { ForbiddenError } from './errors.js';
-import type { Scope } from './model.js';
-import { PERMISSIONS, type Permission } from '../shared/permissions.js';
+import { ForbiddenError } from '../errors.js';
+import type { Scope } from '../model.js';
+import { PERMISSIONS, type Permission } from '../../shared/permissions.js';
 
 /**
  * Who is calling, resolved from the bearer credential: an API v1 token (`kind: 'token'`,

@@ -1,8 +1,8 @@
 import { issueApiToken, parseApiToken, randomId, secretMatches } from './credentials.js';
-import { NotFoundError, UnauthenticatedError } from './errors.js';
-import type { Organisation, Scope } from './model.js';
-import type { Page, PageRequest } from './pagination.js';
-import type { OrganisationPatch, OrganisationRepository } from './ports.js';
+import { NotFoundError, UnauthenticatedError } from '../errors.js';
+import type { Organisation, Scope } from '../model.js';
+import type { Page, PageRequest } from '../pagination.js';
+import type { OrganisationPatch, OrganisationRepository } from './port.js';
 
 export interface OrganisationService {
   /** Creates an organisation and its first API v1 token (returned once, stored hashed). */

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { CollectionService } from './collections.js';
-import { type EntryInput, type EntryService, LIMITS } from './entries.js';
-import { NotFoundError } from './errors.js';
-import type { IntegrationService } from './integrations.js';
-import type { JsonObject, Scope } from './model.js';
-import type { OrganisationService } from './organisations.js';
-import type { InstanceSettingsRepository } from './ports.js';
-import type { WidgetService } from './widgets.js';
-import type { WidgetSettings } from '../shared/widgetSettings.js';
+import type { CollectionService } from '../ingestion/collections.js';
+import { type EntryInput, type EntryService, LIMITS } from '../ingestion/entries.js';
+import { NotFoundError } from '../errors.js';
+import type { IntegrationService } from '../search/integrations.js';
+import type { JsonObject, Scope } from '../model.js';
+import type { OrganisationService } from '../access/organisations.js';
+import type { InstanceSettingsRepository } from './port.js';
+import type { WidgetService } from './service.js';
+import type { WidgetSettings } from '../../shared/widgetSettings.js';
 
 /** The widget keys (`{organisation}/{widget}`) the demo page embeds. */
 export interface DemoKeys {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { ForbiddenError, NotFoundError, ValidationError } from './errors.js';
-import { isUuid } from './ids.js';
-import type { Integration, IntegrationType, JsonObject, Scope } from './model.js';
-import type { Page, PageRequest } from './pagination.js';
-import type { IntegrationRecord, IntegrationRepository } from './ports.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Integration, IntegrationType, JsonObject, Scope } from '../model.js';
+import type { Page, PageRequest } from '../pagination.js';
+import type { IntegrationRecord, IntegrationRepository } from './port.js';
 
 export const INTEGRATION_TYPES = ['chatbot', 'search_box', 'custom'] as const;
 export const PERSONAS = ['customer-support', 'sales-assistant', 'onboarding-guide', 'technical-expert', 'custom'] as const;

@@ -8,9 +8,9 @@
  * PostgreSQL: an entry written meanwhile is left to that write, and a later pass picks up
  * whatever is still stale.
  */
-import type { EntryFields, Scope } from './model.js';
-import type { EntryRepository } from './ports.js';
-import type { Ingestion } from './ingestion.js';
+import type { EntryFields, Scope } from '../model.js';
+import type { EntryRepository } from './port.js';
+import type { Ingestion } from './pipeline.js';
 
 /** An entry with chunks to embed again, and what re-chunking it needs. */
 export interface StaleEntry {

@@ -1,4 +1,4 @@
-import type { SearchLogRow } from './ports.js';
+import type { SearchLogRow } from './port.js';
 
 export interface SearchLog {
   /** Keeps a search for analytics; written with others within `flushIntervalMs`. Never throws. */

@@ -1,10 +1,10 @@
-import { requireOrganisation, requirePermission, requireSources, type Principal } from './access.js';
-import type { Permission } from '../shared/permissions.js';
-import { isApiKey } from './apiKeys.js';
-import { secretMatches } from './credentials.js';
-import { ForbiddenError, UnauthenticatedError } from './errors.js';
-import type { IntegrationService } from './integrations.js';
-import type { StoredWidget } from './ports.js';
+import { requireOrganisation, requirePermission, requireSources, type Principal } from '../access/principal.js';
+import type { Permission } from '../../shared/permissions.js';
+import { isApiKey } from '../access/apiKeys.js';
+import { secretMatches } from '../access/credentials.js';
+import { ForbiddenError, UnauthenticatedError } from '../errors.js';
+import type { IntegrationService } from '../search/integrations.js';
+import type { StoredWidget } from './port.js';
 
 /** What a widget request presents: the page's Origin header and any bearer credential. */
 export interface WidgetCredentials {

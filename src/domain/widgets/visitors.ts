@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ForbiddenError, NotFoundError } from './errors.js';
-import { isUuid } from './ids.js';
-import type { Scope } from './model.js';
-import type { Page, PageRequest } from './pagination.js';
-import type { ConversationOwner, ConversationRepository, ConversationSummary, StoredMessage, StoredWidget, WidgetRepository } from './ports.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Scope } from '../model.js';
+import type { Page, PageRequest } from '../pagination.js';
+import type { ConversationOwner, ConversationRepository, ConversationSummary, StoredMessage } from '../answers/port.js';
+import type { StoredWidget, WidgetRepository } from './port.js';
 
 /** A visitor as the website's server vouches for them: its user id and the HMAC of it. */
 export interface VisitorIdentity {
