@@ -1,5 +1,6 @@
 import type { AnswersConfig, Config } from './config.js';
 import { createAnswerService } from './domain/answers/service.js';
+import { createRetrieval } from './domain/answers/retrieval.js';
 import { createApiKeyService } from './domain/access/apiKeys.js';
 import { createCollectionService } from './domain/ingestion/collections.js';
 import { createDemoService, type DemoService } from './domain/widgets/demo.js';
@@ -19,6 +20,7 @@ import type { AnswerProvider } from './domain/answers/port.js';
 import type { Embedder } from './domain/ingestion/port.js';
 import type { AppDeps } from './http/app.js';
 import { loreDocNames, readLoreDoc } from './loreDocs.js';
+import { calibrationFor } from './providers/embeddings/calibration.js';
 import { createLocalEmbedder } from './providers/embeddings/local.js';
 import { createOpenAIEmbedder } from './providers/embeddings/openai.js';
 import { createAnthropicProvider } from './providers/llm/anthropic.js';
@@ -119,7 +121,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     flushIntervalMs,
     log: (error) => process.emitWarning(`The search log could not be saved; retrying every second: ${String(error)}`),
   });
-  const search = createSearchService({ integrations, search: searchRepository, embedder, searchLog, queryCache: config.queryCache });
+  const search = createSearchService({ integrations, search: searchRepository, embedder, calibration: calibrationFor(embedder.model), searchLog, queryCache: config.queryCache });
   const conversations = createConversationRepository(db);
   const analyticsRepository = createAnalyticsRepository(db);
   const widgetRepository = createWidgetRepository(db);
@@ -149,7 +151,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     search,
     answers: createAnswerService({
       integrations,
-      search,
+      retrieve: createRetrieval({ search, pageChunks: (...args) => searchRepository.pageChunks(...args) }),
       provider: options.answerProvider ?? (await createAnswerProvider(config.answers, config.embeddings.kind === 'local' ? embedder : undefined)),
       credits: usage,
       conversations,

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { pageBonus, pageKey } from '../src/domain/search/service.js';
+import { pageBonus, pageKey } from '../src/domain/answers/retrieval.js';
 import { backends, startServer, type TestServer } from './helpers.js';
 
 const SITE = 'https://docs.example.com';

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createIntegrationService } from '../src/domain/search/integrations.js';
 import { createSearchService } from '../src/domain/search/service.js';
+import { calibrationFor } from '../src/providers/embeddings/calibration.js';
 import { createIngestion } from '../src/domain/ingestion/pipeline.js';
 import type { Embedder } from '../src/domain/ingestion/port.js';
 import { reindex } from '../src/domain/ingestion/reindex.js';
@@ -84,6 +85,7 @@ for (const backend of backends()) {
           integrations: createIntegrationService({ integrations: createIntegrationRepository(db) }),
           search: createSearchRepository(db),
           embedder: newModel,
+          calibration: calibrationFor(newModel.model),
           searchLog: { record() {} },
         });
         const scope = { organisationId: orgs[0]!.id };

@@ -129,8 +129,7 @@ for (const backend of backends()) {
       const [embedding] = await randomEmbedder.embed(['query']);
       const lexical = async (terms: string[]) => {
         const scope = { organisationId: org.id };
-        const found = await repository.lexical(scope, [collection], terms, [], 10);
-        const chunks = await repository.scored(scope, [collection], { lexical: found, embedding: embedding!, dims: 32 }, [], 10);
+        const { chunks } = await repository.candidates(scope, [collection], { terms, embedding: Promise.resolve(embedding!), dims: 32, filters: [], limit: 10 });
         return chunks.filter((c) => c.bm25 > 0).sort((x, y) => y.bm25 - x.bm25);
       };
       // BM25 of every chunk from every posting, for comparison.

@@ -12,3 +12,8 @@ export function tfNormSql(tf: string, length: string, avgdl: string): string {
   const f = (x: number) => `${x}::float8`;
   return `(${tf} * ${f(BM25.k1 + 1)} / (${tf} + ${f(BM25.k1)} * (${f(1 - BM25.b)} + ${f(BM25.b)} * ${length} / ${avgdl})))`;
 }
+
+/** SQL for a term's inverse document frequency among `n` chunks, `df` of which hold it (Lucene's, never negative). */
+export function idfSql(n: string, df: string): string {
+  return `ln(1 + (${n} - ${df} + 0.5) / (${df} + 0.5))`;
+}

@@ -1,8 +1,8 @@
 import type { Entry, JsonObject } from '../domain/model.js';
-import type { ChunkScore, LexicalCandidates, MetaFilter, SearchRepository } from '../domain/search/port.js';
+import type { CandidateQuery, Candidates, ChunkScore, MetaFilter, SearchRepository } from '../domain/search/port.js';
 import type { SearchLogRow } from '../domain/analytics/port.js';
 import type { Db, Queryable } from './db.js';
-import { tfNormSql } from './bm25.js';
+import { idfSql, tfNormSql } from './bm25.js';
 import { entryColumns } from './sql.js';
 
 const ENTRY_COLUMNS = entryColumns('e');
@@ -27,8 +27,7 @@ const PAGE_KEY_SQL = `rtrim(split_part(split_part(e.source_url, '#', 1), '?', 1)
 
 export function createSearchRepository(db: Db): SearchRepository {
   return {
-    lexical: (scope, collectionIds, terms, filters, limit) => lexical(db, scope.organisationId, collectionIds, terms, filters, limit),
-    scored: (scope, collectionIds, query, filters, limit) => scored(db, scope.organisationId, collectionIds, query, filters, limit),
+    candidates: (scope, collectionIds, query) => candidates(db, scope.organisationId, collectionIds, query),
 
     async passages(scope, items) {
       if (items.length === 0) return [];
@@ -129,6 +128,45 @@ export function createSearchRepository(db: Db): SearchRepository {
 }
 
 /**
+ * The lexical pass's findings: each query term's idf (terms absent from the collections left
+ * out), the collections' size and average chunk length, and the ids of the best chunks by BM25
+ * as far as each term's best postings tell (scored exactly by `scored`).
+ */
+interface LexicalCandidates {
+  idf: Map<string, number>;
+  avgdl: number;
+  /** Chunks in the collections (0 when unknown). */
+  chunkCount: number;
+  chunkIds: number[];
+}
+
+const NO_LEXICAL: LexicalCandidates = { idf: new Map(), avgdl: 1, chunkCount: 0, chunkIds: [] };
+
+/**
+ * A search's candidates in two statements: the lexical pass (run while the query is still
+ * being embedded), then, with the embedding, the vector pass and the exact scores of both
+ * passes' chunks.
+ */
+async function candidates(db: Db, organisationId: number, collectionIds: readonly string[], query: CandidateQuery): Promise<Candidates> {
+  const lap = query.lap ?? (() => {});
+  if (collectionIds.length === 0) {
+    await query.embedding;
+    lap('lexical');
+    lap('embed');
+    lap('vector');
+    return { chunks: [], idf: new Map() };
+  }
+  let found = query.terms.length > 0 ? await lexical(db, organisationId, collectionIds, query.terms, query.filters, query.limit) : NO_LEXICAL;
+  if (query.extraChunkIds?.length) found = { ...found, chunkIds: [...new Set([...found.chunkIds, ...query.extraChunkIds])] };
+  lap('lexical');
+  const embedding = await query.embedding;
+  lap('embed');
+  const chunks = await scored(db, organisationId, collectionIds, { lexical: found, embedding, dims: query.dims }, query.filters, query.limit);
+  lap('vector');
+  return { chunks, idf: found.idf };
+}
+
+/**
  * Postings a query term reads, best impact first: its rarest term reads up to
  * POSTINGS_PER_TERM, a commoner one fewer, by the square of its idf's share of the rarest
  * term's, down to MIN_POSTINGS_PER_TERM. A term in fewer chunks is read whole. So a query's
@@ -180,7 +218,7 @@ async function lexical(
        s AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
                coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
              FROM collection_stats WHERE collection_id IN (SELECT id FROM cols)),
-       terms_idf AS (SELECT d.term, ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+       terms_idf AS (SELECT d.term, ${idfSql('s.n', 'd.df')} AS idf
              FROM (SELECT term, sum(df)::float8 AS df FROM collection_terms
                    WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[]) GROUP BY term) d, s
              WHERE s.n > 0),

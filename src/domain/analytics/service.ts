@@ -2,7 +2,7 @@ import { ValidationError } from '../errors.js';
 import type { IntegrationService } from '../search/integrations.js';
 import type { Scope } from '../model.js';
 import type { Page, PageRequest } from '../pagination.js';
-import { SUMMARISABLE_SIMILARITY } from '../search/service.js';
+import { SUMMARISABLE_SIMILARITY } from '../search/fusion.js';
 import type { ActivityPoint, AnalyticsRepository, AnalyticsWindow, ClickStats, ConversationListItem, ConversationTranscript, FeedbackStats, Interval, QueryKind, QueryStat, UnansweredQuestion } from './port.js';
 
 /** What a caller asks for: dates as given (validated here). */

@@ -5,7 +5,8 @@ import type { Integration, Scope } from '../model.js';
 import { NotFoundError, PaymentRequiredError, UpstreamError } from '../errors.js';
 import type { AnswerChunk, AnswerMessage, AnswerProvider, ConversationOwner, ConversationRepository } from './port.js';
 import { ProviderError } from './port.js';
-import { pageBonus, type PageContext, type Passage, type SearchHit, type SearchService } from '../search/service.js';
+import type { Passage, SearchHit } from '../search/service.js';
+import { pageBonus, type PageContext, type Retrieve } from './retrieval.js';
 import { isVagueQuery } from '../ingestion/text/questionWords.js';
 import { detectLanguage } from '../ingestion/text/tokenize.js';
 import type { Reservation, UsageService } from '../access/usage.js';
@@ -80,7 +81,8 @@ const DEFAULT_UNKNOWN_ANSWER = 'Sorry, I could not find an answer to that in our
 
 export function createAnswerService(deps: {
   integrations: IntegrationService;
-  search: SearchService;
+  /** The passages answers are written from (retrieval.ts). */
+  retrieve: Retrieve;
   provider: AnswerProvider;
   /** Answer credits: one is taken before a provider is asked, and given back if nothing was answered. */
   credits: Pick<UsageService, 'reserveCredit' | 'refund'>;
@@ -89,7 +91,7 @@ export function createAnswerService(deps: {
   summaries?: { record(scope: Scope, row: { integrationId: string; messageId: string; query: string; relevant: boolean }): Promise<void> };
   log?: (error: unknown) => void;
 }): AnswerService {
-  const { integrations, search, provider, credits, conversations } = deps;
+  const { integrations, retrieve, provider, credits, conversations } = deps;
 
   /**
    * Asks the provider and waits for its first chunk, so a provider that fails at once
@@ -176,7 +178,7 @@ export function createAnswerService(deps: {
     async summarise(scope, integrationId, params, signal) {
       const integration = await integrations.getActive(scope, integrationId);
       // A query too short or vague to say what it is about is answered as finding nothing (search: `summarisable` false).
-      const passages = isVagueQuery(params.query) ? [] : await search.retrieve(scope, integration, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
+      const passages = isVagueQuery(params.query) ? [] : await retrieve(scope, integration, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
       const messageId = randomUUID();
       if (params.analytics !== false) deps.summaries?.record(scope, { integrationId: integration.id, messageId, query: params.query, relevant: passages.length > 0 }).catch((e) => deps.log?.(e));
       if (passages.length === 0) {
@@ -205,7 +207,7 @@ export function createAnswerService(deps: {
       }
       // A follow-up ("and how much is it?") is searched together with the last question.
       const context = [...history].reverse().find((m) => m.role === 'user')?.content;
-      const passages = await search.retrieve(scope, integration, { query: retrievalQuery(params.message), context, page: params.page, threshold: 0.4, limit: PASSAGES });
+      const passages = await retrieve(scope, integration, { query: retrievalQuery(params.message), context, page: params.page, threshold: 0.4, limit: PASSAGES });
       const reservation = passages.length > 0 ? await credits.reserveCredit(scope) : undefined;
       if (reservation === null) {
         throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });

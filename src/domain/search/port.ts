@@ -33,38 +33,57 @@ export interface ChunkScore {
   cosine: number;
 }
 
-/**
- * The lexical pass of a search: each query term's BM25 weight (idf; terms absent from the
- * collections are left out), the collections' size and average chunk length, and the ids of the
- * best chunks by BM25 as far as each term's best postings tell (scored exactly later).
- */
-export interface LexicalCandidates {
+/** A search's query as storage finds and scores its candidates. */
+export interface CandidateQuery {
+  /** The analysed query terms (none: no lexical pass). */
+  terms: readonly string[];
+  /**
+   * The query's embedding, awaited once the lexical pass is done: it is computed meanwhile,
+   * beside the lexical pass, which does not need it. Its rejection is the search's.
+   */
+  embedding: Promise<Float32Array>;
+  dims: number;
+  filters: readonly MetaFilter[];
+  /** Chunks taken from each signal. */
+  limit: number;
+  /** Chunks scored whatever the query's words (the visitor's page). */
+  extraChunkIds?: readonly number[];
+  /** Told as each stage ends: `lexical`, `embed` (what waiting for the embedding added), `vector`. */
+  lap?: (stage: string) => void;
+}
+
+/** A search's candidates, each scored on both signals, and each query term's BM25 weight (idf; terms absent from the collections left out). */
+export interface Candidates {
+  chunks: ChunkScore[];
   idf: Map<string, number>;
-  avgdl: number;
-  /** Chunks in the collections (0 when unknown). */
-  chunkCount: number;
-  chunkIds: number[];
+}
+
+/** Cosines mapped linearly from [cosFloor, cosCeil] to [0, 1]. */
+export interface CosineRange {
+  cosFloor: number;
+  cosCeil: number;
+}
+
+/**
+ * How one embedding model's cosines are read by query language, and how much BM25 weighs
+ * beside them: given by the provider side (providers/embeddings/calibration.ts), keyed by the
+ * model's id, since the embedder can be swapped.
+ */
+export interface Calibration {
+  cosineRange(language: string): CosineRange;
+  /** The lexical signal's weight in hybrid similarity; the vector signal has the rest. */
+  lexicalWeight(language: string): number;
 }
 
 export interface SearchRepository {
   /**
-   * The lexical pass over these collections (tenant-checked) for chunks passing the filters:
-   * the best `limit` by BM25, reading a bounded number of postings per term. Needs no
-   * embedding, so it runs while the query is being embedded.
+   * A search's candidates in these collections (tenant-checked) among chunks passing the
+   * filters, each scored exactly on both signals (BM25 and cosine): the best `limit` by BM25,
+   * as far as a bounded number of postings per term tells, the best `limit` by vector
+   * distance, and `extraChunkIds`. Whether vectors are compared exactly or through HNSW is
+   * storage's choice.
    */
-  lexical(scope: Scope, collectionIds: readonly string[], terms: readonly string[], filters: readonly MetaFilter[], limit: number): Promise<LexicalCandidates>;
-  /**
-   * The candidates of a search, each scored on both signals (exact BM25 and cosine): the
-   * lexical pass's chunks and the best `limit` by vector distance among chunks of these
-   * collections (tenant-checked) passing the filters.
-   */
-  scored(
-    scope: Scope,
-    collectionIds: readonly string[],
-    query: { lexical: LexicalCandidates; embedding: Float32Array; dims: number },
-    filters: readonly MetaFilter[],
-    limit: number,
-  ): Promise<ChunkScore[]>;
+  candidates(scope: Scope, collectionIds: readonly string[], query: CandidateQuery): Promise<Candidates>;
   /**
    * The entries of these (entry, chunk) pairs, as the API shows them, each with its chunk's
    * text, headings and language (the one its terms were made in when written; text and
@@ -76,7 +95,7 @@ export interface SearchRepository {
   ): Promise<{ entry: Entry; chunkText: string | null; chunkHeadings: string[]; chunkLanguage: string | null }[]>;
   /**
    * Chunk ids (at most `limit`) of the entries in these collections whose `source_url`, without
-   * its fragment, query and trailing slashes, is `pageKey` (see domain/search.ts pageKey).
+   * its fragment, query and trailing slashes, is `pageKey` (see domain/answers/retrieval.ts pageKey).
    */
   pageChunks(scope: Scope, collectionIds: readonly string[], pageKey: string, limit: number): Promise<number[]>;
   /** Only the metadata of these entries (what boosts and sorts read), keyed by id. */

@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AnswerEvent, AnswerService, AnswerStream } from '../../domain/answers/service.js';
-import type { PageContext } from '../../domain/search/service.js';
+import type { PageContext } from '../../domain/answers/retrieval.js';
 import { httpUrl } from '../../domain/urls.js';
 import type { ConversationOwner } from '../../domain/answers/port.js';
 import { ValidationError } from '../../domain/errors.js';

@@ -1,0 +1,87 @@
+/**
+ * The passages an answer is written from: search's ranking of the question (and, in chat, of
+ * the question with the conversation's earlier one), with a bonus for where the visitor is.
+ */
+import type { Integration, Scope } from '../model.js';
+import type { SearchRepository } from '../search/port.js';
+import type { Ranked } from '../search/ranking.js';
+import type { Passage, SearchService } from '../search/service.js';
+
+export interface RetrieveParams {
+  /** The question; for chat, earlier context may follow as `context`. */
+  query: string;
+  /** More text to search with (a conversation's earlier question); an entry's best score across queries counts. */
+  context?: string;
+  /** The page the visitor is on: its entries are candidates whatever the words, and rank higher. */
+  page?: PageContext;
+  threshold: number;
+  limit: number;
+}
+
+/** The page a chat visitor is on (the chat's `context`). */
+export interface PageContext {
+  url: string;
+  title?: string;
+}
+
+/**
+ * What a passage gains for being where the visitor is: the very section they have open (the
+ * page URL's fragment), the page, or the page's part of the site (its folder). Added to the
+ * similarity for ordering and the threshold; enough to put the visitor's page first among
+ * passages about as relevant, not to put an unrelated page over a relevant one.
+ */
+const PAGE_BONUS = { section: 0.2, page: 0.1, area: 0.04 } as const;
+/** Chunks of the visitor's page scored with every question. */
+const PAGE_CHUNKS = 40;
+
+/** A URL as a page: without fragment, query and trailing slashes (as the entries_page index keys entries). */
+export function pageKey(url: string): string {
+  return url.split('#')[0]!.split('?')[0]!.replace(/\/+$/, '');
+}
+
+/** The bonus of an entry at `sourceUrl` for a visitor on `page` (0 when elsewhere). */
+export function pageBonus(page: PageContext, sourceUrl: string | null): number {
+  if (!sourceUrl) return 0;
+  if (page.url.includes('#') && sourceUrl === page.url) return PAGE_BONUS.section;
+  const key = pageKey(page.url);
+  const entryKey = pageKey(sourceUrl);
+  if (entryKey === key) return PAGE_BONUS.page;
+  // The page's folder, when it is more than the site's root: /docs/widgets/embed → /docs/widgets/.
+  const folder = key.slice(0, key.lastIndexOf('/') + 1);
+  const path = /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/.*)$/i.exec(folder)?.[1] ?? '/';
+  return path !== '/' && entryKey.startsWith(folder) ? PAGE_BONUS.area : 0;
+}
+
+/**
+ * The best `limit` passages for answering, from an integration already checked active. Not
+ * recorded as a search. Throws UnavailableError when the embedder fails.
+ */
+export type Retrieve = (scope: Scope, integration: Integration, params: RetrieveParams) => Promise<Passage[]>;
+
+export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'passages'>; pageChunks: SearchRepository['pageChunks'] }): Retrieve {
+  const { search } = deps;
+  return async (scope, integration, params) => {
+    const { page } = params;
+    const pageChunks = page ? await deps.pageChunks(scope, integration.collection_ids, pageKey(page.url), PAGE_CHUNKS) : [];
+    // With a page, candidates down to what the largest bonus can lift over the threshold.
+    const base = { threshold: page ? Math.max(0, params.threshold - PAGE_BONUS.section) : params.threshold, meta: [], boosts: [], sorts: [] };
+    const queries = params.context ? [params.query, `${params.context} ${params.query}`] : [params.query];
+    const rankings = await Promise.all(queries.map((query) => search.rank(scope, integration.collection_ids, { ...base, query }, { extraChunkIds: pageChunks })));
+    const best = new Map<string, Ranked>();
+    for (const { ranked } of rankings) {
+      for (const r of ranked) if ((best.get(r.entryId)?.similarity ?? -1) < r.similarity) best.set(r.entryId, r);
+    }
+    const terms = [...new Set(rankings.flatMap((r) => r.terms))];
+    const ordered = [...best.values()].sort((a, b) => b.similarity - a.similarity);
+    if (!page) return search.passages(scope, ordered.slice(0, params.limit), terms);
+    // Where each candidate is is known once hydrated: a few more than needed, then re-ordered.
+    const candidates = await search.passages(scope, ordered.slice(0, params.limit * 3), terms);
+    const similarity = new Map(ordered.map((r) => [r.entryId, r.similarity]));
+    return candidates
+      .map((passage) => ({ passage, score: similarity.get(passage.hit.id)! + pageBonus(page, passage.hit.source_url) }))
+      .filter((c) => c.score >= params.threshold)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, params.limit)
+      .map((c) => c.passage);
+  };
+}
