@@ -34,3 +34,16 @@ export interface WidgetConfig {
 
 /** The fields a client may set; `type`, `name` and `branding` are not among them. */
 export type WidgetSettings = Partial<Omit<WidgetConfig, 'type' | 'name' | 'branding'>>;
+
+/** What a widget shows for each setting no client set, by type (the config endpoint overlays the stored settings on these). */
+export const WIDGET_DEFAULTS: Record<WidgetType, Omit<WidgetConfig, 'type' | 'name'>> = {
+  chat: {
+    variant: 'bubble', accent_light: '#2563eb', accent_dark: '#60a5fa', theme: 'auto', branding: true, summary: false,
+    speech_input: false, placeholder: 'Ask a question…', greeting: 'Hi! How can I help you?', prompts: [], avatar: null,
+    debounce: 1000, default_language: 'en',
+  },
+  search: {
+    variant: 'modal', accent_light: '#2563eb', accent_dark: '#60a5fa', theme: 'auto', branding: true, summary: true,
+    speech_input: false, placeholder: 'Search…', greeting: '', prompts: [], avatar: null, debounce: 1000, default_language: 'en',
+  },
+};

@@ -4,10 +4,10 @@ import type { IntegrationService } from '../search/integrations.js';
 import type { IntegrationType, JsonObject, Scope } from '../model.js';
 import type { Page, PageRequest } from '../pagination.js';
 import type { StoredWidget, WidgetEventRecord, WidgetRepository, WidgetRow } from './port.js';
-import { checkSettings, presentConfig } from './settings.js';
-import type { WidgetConfig, WidgetSettings, WidgetType } from '../../shared/widgetSettings.js';
+import { checkSettings } from './settings.js';
+import type { WidgetSettings, WidgetType } from '../../shared/widgetSettings.js';
 
-/** A widget as the management API returns it (never its secrets). */
+/** A widget as its owner sees it (never its secrets): `config` holds the settings a client set (http/presenters/widgets.ts fills in the defaults). */
 export interface Widget {
   id: string;
   /** `{organisation public_id}/{widget id}`: safe to place in HTML. */
@@ -16,7 +16,7 @@ export interface Widget {
   name: string;
   integration_id: string;
   websites: string[];
-  config: WidgetConfig;
+  config: WidgetSettings;
   created_at: string;
   updated_at: string;
 }
@@ -127,9 +127,9 @@ export function createWidgetService(deps: { widgets: WidgetRepository; integrati
   };
 }
 
-export function present(row: WidgetRow): Widget {
+function present(row: WidgetRow): Widget {
   const { organisation_public_id, ...rest } = row;
-  return { ...rest, key: `${organisation_public_id}/${row.id}`, config: presentConfig(row.type, row.name, row.config as JsonObject) };
+  return { ...rest, key: `${organisation_public_id}/${row.id}`, config: row.config as WidgetSettings };
 }
 
 /**

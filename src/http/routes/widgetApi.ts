@@ -6,7 +6,8 @@ import type { App } from '../app.js';
 import { ValidationError } from '../../domain/errors.js';
 import { pageRequest } from '../../domain/pagination.js';
 import type { VisitorIdentity } from '../../domain/widgets/visitors.js';
-import { presentConfig } from '../../domain/widgets/settings.js';
+import { presentConfig } from '../presenters/widgets.js';
+import type { WidgetSettings } from '../../shared/widgetSettings.js';
 import { presentPage } from '../paginate.js';
 import { parseSearchParams } from '../searchParams.js';
 import { Data, errorResponses, Message, NoContent, Paginated, Timestamp } from '../schemas.js';
@@ -88,7 +89,7 @@ export function widgetPublicRoutes(app: App): void {
     widgetCors(request, reply, widget);
     const how = await authoriseWidget(app.deps, widget, { origin: pageOrigin(request), bearer: bearer(request) }, widget.type === 'chat' ? 'chat' : 'search');
     bearerCors(request, reply, how);
-    const config = presentConfig(widget.type, widget.name, widget.config);
+    const config = presentConfig(widget.type, widget.name, widget.config as WidgetSettings);
     const etag = `"${createHash('sha256').update(JSON.stringify(config)).digest('base64url')}"`;
     // A shared cache may keep what a listed origin was given (keyed by Origin), never what a bearer was.
     reply.header('cache-control', `${how === 'origin' ? 'public' : 'private'}, max-age=300`).header('etag', etag);

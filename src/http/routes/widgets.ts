@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../app.js';
 import { pageRequest } from '../../domain/pagination.js';
 import { presentPage } from '../paginate.js';
+import { presentWidget } from '../presenters/widgets.js';
 import { errorResponses, Message, NoContent, Paginated, PageQuery } from '../schemas.js';
 import { Widget, WidgetCreate, WidgetUpdate } from '../widgetSchemas.js';
 
@@ -23,17 +24,19 @@ export function widgetRoutes(app: App): void {
     },
   }, async (request, reply) => {
     const { widget, secretKey, identitySecret } = await widgets.create(request.scope, request.body);
-    return reply.status(201).send({ data: widget, secret_key: secretKey, identity_secret: identitySecret });
+    return reply.status(201).send({ data: presentWidget(widget), secret_key: secretKey, identity_secret: identitySecret });
   });
 
   app.get('/widgets', {
     schema: { tags, summary: 'List widgets (never their secrets)', querystring: PageQuery, response: { 200: Paginated(Widget), ...responses } },
-  }, async (request) =>
-    presentPage(request, await widgets.list(request.scope, pageRequest(request.query.page, request.query.per_page)), config.publicUrl));
+  }, async (request) => {
+    const page = await widgets.list(request.scope, pageRequest(request.query.page, request.query.per_page));
+    return presentPage(request, { ...page, items: page.items.map(presentWidget) }, config.publicUrl);
+  });
 
   app.get('/widgets/:widget', {
     schema: { tags, summary: 'Get a widget', params: Params, response: { 200: Type.Object({ data: Widget }), ...responses } },
-  }, async (request) => ({ data: await widgets.get(request.scope, request.params.widget) }));
+  }, async (request) => ({ data: presentWidget(await widgets.get(request.scope, request.params.widget)) }));
 
   app.patch('/widgets/:widget', {
     schema: {
@@ -43,7 +46,7 @@ export function widgetRoutes(app: App): void {
       body: WidgetUpdate,
       response: { 200: Type.Object({ data: Widget }), ...responses },
     },
-  }, async (request) => ({ data: await widgets.update(request.scope, request.params.widget, request.body) }));
+  }, async (request) => ({ data: presentWidget(await widgets.update(request.scope, request.params.widget, request.body)) }));
 
   app.delete('/widgets/:widget', {
     schema: { tags, summary: 'Delete a widget', params: Params, response: { 204: NoContent, ...responses } },
