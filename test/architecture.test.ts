@@ -1,9 +1,10 @@
 // The dependency rule (docs/ARCHITECTURE.md): http → domain ← storage, providers. The domain
-// imports neither HTTP, storage, providers, the crawler, the importers nor the CLI; the
-// console imports only types from the server's code, and values only from src/shared (values
-// and types the server, console and widget share, which import nothing else), so no domain
-// module ends up in the browser bundle; HTTP routes share src/http/presenters, not each other. Read from the sources' import declarations with
-// TypeScript's parser.
+// imports neither HTTP, storage, providers, the crawler, the importers nor the CLI, and is made
+// of capability folders, each with its port.ts; the console imports only types from the
+// server's code, and values only from src/shared (values and types the server, console and
+// widget share, which import nothing else), so no domain module ends up in the browser bundle;
+// HTTP routes share src/http/presenters, not each other. Read from the sources' import
+// declarations with TypeScript's parser.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -70,6 +71,16 @@ describe('the dependency rule', () => {
   it('keeps src/shared self-contained', () => {
     const outside = files('src/shared').flatMap(importsOf).filter((i) => !i.to.startsWith('src/shared/'));
     assert.deepEqual(outside, [], `src/shared imports:\n${show(outside)}`);
+  });
+
+  it('keeps the domain in capability folders, each declaring its ports, with only shared values at its top', () => {
+    const entries = readdirSync(path.join(ROOT, 'src/domain'), { withFileTypes: true });
+    const top = entries.filter((e) => e.isFile() && !/\.test\.ts$/.test(e.name)).map((e) => e.name).sort();
+    assert.deepEqual(top, ['errors.ts', 'ids.ts', 'model.ts', 'pagination.ts', 'urls.ts'], 'a file at the domain\'s top is shared by every capability; anything else belongs in one');
+    const capabilities = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    assert.deepEqual(capabilities, ['access', 'analytics', 'answers', 'crawl', 'ingestion', 'search', 'widgets']);
+    const portless = capabilities.filter((c) => !ts.sys.fileExists(path.join(ROOT, 'src/domain', c, 'port.ts')));
+    assert.deepEqual(portless, [], 'each capability declares what its storage and providers implement in port.ts');
   });
 
   it('reads imports as they are written', () => {

@@ -1,4 +1,4 @@
-/** `lore reindex`: chunks embedded by another model embedded again by the configured one (domain/reindex.ts). */
+/** `lore reindex`: chunks embedded by another model embedded again by the configured one (domain/ingestion/reindex.ts). */
 import { createEmbedder } from '../container.js';
 import { createIngestion } from '../domain/ingestion/pipeline.js';
 import { reindex, type ModelCount } from '../domain/ingestion/reindex.js';

@@ -1,7 +1,7 @@
 /**
  * A crawl into a collection: the crawl's results (crawler/crawl.ts) as entry writes, deletes
  * and a report, whatever writes them — Lore's API for `lore crawl`, the entry service for the
- * server's crawlers (domain/crawlers.ts).
+ * server's crawlers (domain/crawl/crawlers.ts).
  */
 import { LIMITS } from '../domain/ingestion/entries.js';
 import { sectionParts, slugify } from '../domain/ingestion/text/sections.js';

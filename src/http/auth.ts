@@ -55,7 +55,7 @@ export async function authenticate(services: Authenticators, credential: string)
  * onRequest hook for /api/v1: a valid credential sets `request.principal` and
  * `request.scope`; none or an invalid one is 401; an API key on a route without
  * `config: { apiKeys: true }` is 403. Routes then check permissions and sources
- * themselves (see domain/access.ts).
+ * themselves (see domain/access/principal.ts).
  */
 export function credentialAuth(services: Authenticators) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {

@@ -1,5 +1,5 @@
 /**
- * What `lore reindex` reads across every organisation (domain/reindex.ts): the chunks by the
+ * What `lore reindex` reads across every organisation (domain/ingestion/reindex.ts): the chunks by the
  * model that embedded them, and the entries whose chunks another model embedded.
  */
 import type { ReindexSource, StaleEntry } from '../domain/ingestion/reindex.js';

@@ -62,7 +62,7 @@ const Crawler = Type.Object({
 });
 
 /**
- * Website crawlers of a collection (domain/crawlers.ts): created with a start URL, run at
+ * Website crawlers of a collection (domain/crawl/crawlers.ts): created with a start URL, run at
  * once and then every `schedule_hours`, or when asked (POST …/run); GET shows the status, the
  * progress of a run and the last run's report.
  */

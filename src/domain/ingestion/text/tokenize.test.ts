@@ -5,7 +5,7 @@ import { analyze, analyzedWords, detectLanguage, termFrequencies } from './token
 // Throughput (measured outside the tests, Node 20, one core): 7.8 MB of SciFact abstracts never
 // seen before, detectLanguage + analyze per abstract: ~6 MB/s; once the per-language word cache
 // is warm, 12–20 MB/s for English, more for Russian, Arabic, Hindi. To re-measure:
-//   node --import tsx -e "import('./src/domain/text/tokenize.ts').then(({analyze})=>{
+//   node --import tsx -e "import('./src/domain/ingestion/text/tokenize.ts').then(({analyze})=>{
 //     const t='The quick brown fox jumps over the lazy dog. '.repeat(20000);
 //     let s=performance.now(); analyze(t,'en'); console.log(t.length/1e3/(performance.now()-s),'MB/s')})"
 
