@@ -69,7 +69,8 @@ function SignIn({ onSession }: { onSession: (session: Session) => void }) {
   );
 }
 
-function Page({ session, hash, onSession }: { session: Session; hash: string; onSession: (session: Session) => void }) {
+/** The page the hash names, for the signed-in session (each page is a `Page` of page.tsx). */
+function Route({ session, hash, onSession }: { session: Session; hash: string; onSession: (session: Session) => void }) {
   const { token, role } = session;
   const [, first, second] = hash.slice(1).split('/');
   if (role === 'master') return <Organisations token={token} onOpen={(t) => { location.hash = '#/'; onSession({ token: t, role: 'organisation' }); }} />;
@@ -116,7 +117,7 @@ function App() {
         <button type="button" class="link signout" onClick={() => signIn(null)}>Sign out</button>
       </header>
       <main>
-        <Page session={session} hash={hash} onSession={signIn} />
+        <Route session={session} hash={hash} onSession={signIn} />
       </main>
     </>
   );

@@ -5,7 +5,7 @@
  */
 import { LIMITS } from '../domain/ingestion/entries.js';
 import { sectionParts, slugify } from '../domain/ingestion/text/sections.js';
-import { entryHash, WEB_SOURCE_TYPE, type SourceEntry, type StoredEntry } from '../domain/crawl/sources.js';
+import { entryHash, overLimits, WEB_SOURCE_TYPE, type SourceEntry, type StoredEntry } from '../domain/crawl/sources.js';
 import type { CrawlProgress, CrawlReport, EntrySink, SiteCrawlSettings } from '../domain/crawl/port.js';
 import { crawl, type CrawlResult } from './crawl.js';
 
@@ -83,7 +83,7 @@ interface PageEntries {
 
 /** A page as one entry: source_id its key, `meta.anchors` its headings' ids (answers link the section they quote). */
 function pageEntry(page: Page): PageEntries {
-  const refused = tooLarge(page.url, page.text);
+  const refused = overLimits(page.url, page.text, 'URL');
   if (refused) return { entries: [], left: [{ path: page.url, reason: refused }] };
   const { contentHash, etag, lastModified, anchors } = page;
   return {
@@ -114,7 +114,7 @@ function pageSections(page: Page): PageEntries {
   for (const part of sectionParts({ title: page.title, text: titled(page.text, page.title) }, page.anchors)) {
     const sourceId = `${page.url}${part.fragment}`;
     const { text } = part;
-    const refused = tooLarge(sourceId, text);
+    const refused = overLimits(sourceId, text, 'URL');
     if (refused) {
       left.push({ path: sourceId, reason: refused });
       continue;
@@ -136,12 +136,6 @@ function pageSections(page: Page): PageEntries {
 }
 
 /** Why an entry of `sourceId` holding `text` cannot be written; null when it can. */
-function tooLarge(sourceId: string, text: string): string | null {
-  if (sourceId.length > LIMITS.sourceId) return `URL longer than ${LIMITS.sourceId} characters`;
-  if (text.length > LIMITS.rawText) return `longer than ${LIMITS.rawText.toLocaleString('en')} characters`;
-  return null;
-}
-
 /**
  * A page's Markdown with a first heading that repeats the page's title made its `#` title:
  * Readability hands the page's `<h1>` on as an `<h2>`, which would otherwise be a section

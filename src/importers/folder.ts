@@ -11,7 +11,7 @@ import { LIMITS } from '../domain/ingestion/entries.js';
 import { markdownAnchors, sectionParts, type Anchors } from '../domain/ingestion/text/sections.js';
 import { htmlToMarkdown } from './html.js';
 import { mdxAsMarkdown } from './mdx.js';
-import { entryHash, type SourceEntry } from '../domain/crawl/sources.js';
+import { entryHash, overLimits, type SourceEntry } from '../domain/crawl/sources.js';
 import { pdfText } from './pdf.js';
 
 /** The source_type of entries made from files: the importer's own, so it may prune them. */
@@ -140,8 +140,8 @@ function sectionEntries(file: FolderFile, document: { title: string | null; text
 function entryOf(file: FolderFile, part: { sourceId: string; title: string; text: string; sourceUrl: string | null; anchors: Anchors | null }): SourceEntry | string {
   const text = part.text.trim();
   if (text === '') return 'no text';
-  if (text.length > LIMITS.rawText) return `longer than ${LIMITS.rawText.toLocaleString('en')} characters`;
-  if (part.sourceId.length > LIMITS.sourceId) return `path longer than ${LIMITS.sourceId} characters`;
+  const refused = overLimits(part.sourceId, text, 'path');
+  if (refused) return refused;
   const title = part.title.slice(0, LIMITS.title);
   const { sourceUrl, anchors } = part;
   const hash = entryHash({ title, text, sourceUrl, anchors });

@@ -1,5 +1,5 @@
 import type { Integration } from '../domain/model.js';
-import type { IntegrationRecord, IntegrationRepository } from '../domain/search/port.js';
+import type { IntegrationRepository } from '../domain/search/port.js';
 import type { Db, Queryable } from './db.js';
 import { iso } from './sql.js';
 

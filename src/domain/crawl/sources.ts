@@ -5,6 +5,7 @@
  * through the entry service; both batch with `batchWriter`.
  */
 import { createHash } from 'node:crypto';
+import { LIMITS } from '../ingestion/entries.js';
 import type { Anchors } from '../ingestion/text/sections.js';
 
 /** The source type of a crawled page's entries. */
@@ -19,6 +20,16 @@ export interface SourceEntry {
   source_url: string | null;
   /** `anchors`: the page's section ids (text/sections.ts). */
   meta: { content_sha256: string; anchors?: Anchors } & Record<string, string | null | Anchors>;
+}
+
+/**
+ * Why a source cannot write an entry of this id and text within the API's limits, as its report
+ * says it (`idName` names the id: "URL", "path"); null when it can.
+ */
+export function overLimits(sourceId: string, text: string, idName: string): string | null {
+  if (sourceId.length > LIMITS.sourceId) return `${idName} longer than ${LIMITS.sourceId} characters`;
+  if (text.length > LIMITS.rawText) return `longer than ${LIMITS.rawText.toLocaleString('en')} characters`;
+  return null;
 }
 
 /**

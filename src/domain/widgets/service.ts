@@ -1,7 +1,7 @@
 import { hashSecret, randomId, randomToken } from '../access/credentials.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { IntegrationService } from '../search/integrations.js';
-import type { IntegrationType, JsonObject, Scope } from '../model.js';
+import type { IntegrationType, Scope } from '../model.js';
 import type { Page, PageRequest } from '../pagination.js';
 import type { StoredWidget, WidgetEventRecord, WidgetRepository, WidgetRow } from './port.js';
 import { checkSettings } from './settings.js';
