@@ -43,20 +43,6 @@ export interface ApiKey {
 
 export type JsonObject = { [key: string]: unknown };
 
-export interface Entry {
-  id: string;
-  collection_id: string;
-  title: string | null;
-  raw_text: string;
-  meta: JsonObject;
-  searchable_meta: JsonObject;
-  source_url: string | null;
-  source_type: string | null;
-  source_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
 /** An entry's fields, as a list may ask for some of them (`fields=source_id,meta`). */
 export const ENTRY_FIELDS = ['id', 'collection_id', 'title', 'raw_text', 'meta', 'searchable_meta', 'source_url', 'source_type', 'source_id', 'created_at', 'updated_at'] as const;
 export type EntryField = (typeof ENTRY_FIELDS)[number];
@@ -71,6 +57,18 @@ export interface EntryFields {
   source_type: string | null;
   source_id: string | null;
 }
+
+/** An entry as stored and shown: its writable fields, where it lives and when it changed. */
+export interface Entry extends EntryFields {
+  id: string;
+  collection_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** ENTRY_FIELDS names every field of Entry and no other: otherwise this fails to compile. */
+const entryFieldsComplete: [keyof Entry] extends [EntryField] ? ([EntryField] extends [keyof Entry] ? true : false) : false = true;
+void entryFieldsComplete;
 
 /** A chunk ready to be stored: text, BM25 terms and embedding. */
 export interface PreparedChunk {
