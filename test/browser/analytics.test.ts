@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, TEST, captureEvents, eventually, js, launchBrowser, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, captureEvents, eventually, js, launchBrowser, startTogether, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
 
 describe('browser: service-analytics.js', { skip: browserSkip }, () => {
   let lore: Lore;
@@ -17,7 +17,7 @@ describe('browser: service-analytics.js', { skip: browserSkip }, () => {
   const beaconTag = (attributes: string) => `<script src="${lore.api}/widget/v1/service-analytics.js" data-widget="${widget.key}" ${attributes}></script>`;
 
   before(async () => {
-    [lore, browser] = await Promise.all([startLore({ constant: true }), launchBrowser()]);
+    [lore, browser] = await startTogether(startLore({ constant: true }), launchBrowser());
     widget = await lore.widget('search');
   });
   after(async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type PageOptions, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, startTogether, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type PageOptions, type WidgetRef } from './fixtures.js';
 import { ChatWidget } from './pageObjects.js';
 
 const PROMPTS = ['How do I reset my password?', 'What does the Enterprise plan include?'];
@@ -31,7 +31,7 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
   const handle = (page: Page, call: string) => page.evaluate(`window.chat.${call}`);
 
   before(async () => {
-    [lore, browser] = await Promise.all([startLore(), launchBrowser()]);
+    [lore, browser] = await startTogether(startLore(), launchBrowser());
     widget = await lore.widget('chat', { prompts: PROMPTS });
     french = await lore.widget('chat', { default_language: 'fr' });
     const org = await lore.brokeOrg();

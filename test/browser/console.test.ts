@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { MASTER_KEY } from '../helpers.js';
-import { browserSkip, TEST, eventually, launchBrowser, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, eventually, launchBrowser, startTogether, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
 
 const OUT = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
 const SEARCHES = ['reset password', 'reset password', 'invoices', 'export my data', 'zzqx wvut', 'enterprise plan single sign-on'];
@@ -34,7 +34,7 @@ describe('browser: the console', { skip: browserSkip }, () => {
   let collection: string;
 
   before(async () => {
-    [lore, browser] = await Promise.all([startLore(), launchBrowser()]);
+    [lore, browser] = await startTogether(startLore(), launchBrowser());
     const { server, org, site } = lore;
     searchWidget = await lore.widget('search');
     for (const query of SEARCHES) {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { seedLoreDemo } from '../../src/loreDocs.js';
 import { startServer, type TestServer } from '../helpers.js';
-import { browserSkip, eventually, launchBrowser, TEST, WAIT, withPage } from './fixtures.js';
+import { browserSkip, eventually, launchBrowser, startTogether, TEST, WAIT, withPage } from './fixtures.js';
 import { ChatWidget, SearchWidget } from './pageObjects.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
@@ -46,7 +46,7 @@ describe('browser: the demo page', { skip: browserSkip }, () => {
   let origin: string;
 
   before(async () => {
-    [server, browser] = await Promise.all([startServer('pglite', { config: { demo: true } }), launchBrowser()]);
+    [server, browser] = await startTogether(startServer('pglite', { config: { demo: true } }), launchBrowser());
     origin = (await server.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
     await seedLoreDemo(server.container.demo, { port: Number(new URL(origin).port), publicUrl: undefined });
   });

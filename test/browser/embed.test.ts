@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, TEST, eventually, js, launchBrowser, openPage, startLore, WAIT, withPage, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, eventually, js, launchBrowser, startTogether, openPage, startLore, WAIT, withPage, type Lore, type WidgetRef } from './fixtures.js';
 import { ChatWidget, SearchWidget } from './pageObjects.js';
 
 const HOSTILE_CSS = `
@@ -89,7 +89,7 @@ describe('browser: quality of embed', { skip: browserSkip }, () => {
   }, PROPS);
 
   before(async () => {
-    [lore, browser] = await Promise.all([startLore(), launchBrowser()]);
+    [lore, browser] = await startTogether(startLore(), launchBrowser());
     chatWidget = await lore.widget('chat');
     searchWidget = await lore.widget('search', { summary: false });
   });

@@ -180,6 +180,18 @@ export function knowledgeBase(site: string) {
 }
 
 /**
+ * A suite's server and browser, started side by side. When either fails to start, the other
+ * is closed before the error is thrown: a browser or server left open keeps the test process
+ * alive, and the run would hang instead of failing.
+ */
+export async function startTogether<A extends { close(): Promise<unknown> }, B extends { close(): Promise<unknown> }>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [first, second] = await Promise.allSettled([a, b]);
+  if (first.status === 'fulfilled' && second.status === 'fulfilled') return [first.value, second.value];
+  await Promise.allSettled([first.status === 'fulfilled' && first.value.close(), second.status === 'fulfilled' && second.value.close()]);
+  throw first.status === 'rejected' ? first.reason : (second as PromiseRejectedResult).reason;
+}
+
+/**
  * Starts Lore on a real port (PGlite, real embedding model unless `constant`), the host site,
  * an organisation with the knowledge base, a chatbot and a search_box integration.
  */
@@ -202,10 +214,18 @@ export async function startLore(options: { constant?: boolean } = {}): Promise<L
     return { chatbot, searchBox };
   };
 
-  const created = await server.createOrg('Acme');
-  const [row] = await server.container.db.query<{ public_id: string }>('SELECT public_id FROM organisations WHERE id = $1', [created.id]);
-  const org = { id: created.id, token: created.token, publicId: row!.public_id };
-  const { chatbot, searchBox } = await seed(org.token);
+  let org: Lore['org'];
+  let chatbot: string, searchBox: string;
+  try {
+    const created = await server.createOrg('Acme');
+    const [row] = await server.container.db.query<{ public_id: string }>('SELECT public_id FROM organisations WHERE id = $1', [created.id]);
+    org = { id: created.id, token: created.token, publicId: row!.public_id };
+    ({ chatbot, searchBox } = await seed(org.token));
+  } catch (error) {
+    // A listening server and site would keep the test process alive after the suite fails.
+    await Promise.allSettled([site.close(), server.close()]);
+    throw error;
+  }
 
   return {
     server, api, site, org, chatbot, searchBox,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, openPage, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, startTogether, openPage, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
 
 describe('browser: headless client', { skip: browserSkip }, () => {
   let lore: Lore;
@@ -18,7 +18,7 @@ describe('browser: headless client', { skip: browserSkip }, () => {
   const clientPage = (key: string) => lore.site.page({ script: `window.client = ServiceSdk.headless(${js(key)});` });
 
   before(async () => {
-    [lore, browser] = await Promise.all([startLore(), launchBrowser()]);
+    [lore, browser] = await startTogether(startLore(), launchBrowser());
     chatWidget = await lore.widget('chat');
     searchWidget = await lore.widget('search');
     const broke = await lore.brokeOrg();

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, TEST, launchBrowser, openPage, startLore, type Lore, type Opened } from './fixtures.js';
+import { browserSkip, TEST, launchBrowser, startTogether, openPage, startLore, type Lore, type Opened } from './fixtures.js';
 
 const CORPUS: Array<[name: string, markdown: string]> = [
   ['script tag', '<script>xssHit(1)</script>'],
@@ -60,7 +60,7 @@ describe('browser: ServiceSdk.markdown', { skip: browserSkip }, () => {
   const pwned = (page: Page) => page.evaluate(() => (window as any).xssCalls as unknown[]);
 
   before(async () => {
-    [lore, browser] = await Promise.all([startLore({ constant: true }), launchBrowser()]);
+    [lore, browser] = await startTogether(startLore({ constant: true }), launchBrowser());
     const url = lore.site.page({
       csp: false,
       html: '<main id="out"></main>',

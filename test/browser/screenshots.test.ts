@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { browserSkip, TEST, eventually, js, launchBrowser, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, eventually, js, launchBrowser, startTogether, startLore, withPage, type Lore, type WidgetRef } from './fixtures.js';
 import { ChatWidget, SearchWidget } from './pageObjects.js';
 
 const OUT = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
@@ -35,7 +35,7 @@ describe('browser: screenshots', { skip: browserSkip }, () => {
   let searchWidget: WidgetRef;
 
   before(async () => {
-    [lore, browser] = await Promise.all([startLore(), launchBrowser()]);
+    [lore, browser] = await startTogether(startLore(), launchBrowser());
     chatWidget = await lore.widget('chat', { prompts: ['How do I reset my password?', 'What does the Enterprise plan include?'] });
     searchWidget = await lore.widget('search', { summary: true });
     mkdirSync(OUT, { recursive: true });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, TEST, captureEvents, eventually, js, launchBrowser, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type PageOptions, type WidgetRef } from './fixtures.js';
+import { browserSkip, TEST, captureEvents, eventually, js, launchBrowser, startTogether, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type PageOptions, type WidgetRef } from './fixtures.js';
 import { SearchWidget } from './pageObjects.js';
 
 describe('browser: search widget', { skip: browserSkip }, () => {
@@ -28,7 +28,7 @@ describe('browser: search widget', { skip: browserSkip }, () => {
   const focusInWidget = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-lore-widget') === 'search');
 
   before(async () => {
-    [lore, browser] = await Promise.all([startLore(), launchBrowser()]);
+    [lore, browser] = await startTogether(startLore(), launchBrowser());
     widget = await lore.widget('search');
   });
   after(async () => {
