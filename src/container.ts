@@ -116,14 +116,14 @@ export async function createContainer(config: Config, options: ContainerOptions)
 
   const entries = createEntryService({ collections: collectionRepository, entries: entryRepository, ingestion });
   const searchRepository = createSearchRepository(db);
+  const analyticsRepository = createAnalyticsRepository(db);
   const searchLog = createSearchLog({
-    write: (rows) => searchRepository.logSearches(rows),
+    write: (rows) => analyticsRepository.logSearches(rows),
     flushIntervalMs,
     log: (error) => process.emitWarning(`The search log could not be saved; retrying every second: ${String(error)}`),
   });
   const search = createSearchService({ integrations, search: searchRepository, embedder, calibration: calibrationFor(embedder.model), searchLog, queryCache: config.queryCache });
   const conversations = createConversationRepository(db);
-  const analyticsRepository = createAnalyticsRepository(db);
   const widgetRepository = createWidgetRepository(db);
   const visitors = createVisitorConversationService({ conversations, widgets: widgetRepository, ttlDays: config.conversationTtlDays });
   const organisations = createOrganisationService({ organisations: organisationRepository });

@@ -1,6 +1,5 @@
 import type { Entry, JsonObject } from '../domain/model.js';
 import type { CandidateQuery, Candidates, ChunkScore, MetaFilter, SearchRepository } from '../domain/search/port.js';
-import type { SearchLogRow } from '../domain/analytics/port.js';
 import type { Db, Queryable } from './db.js';
 import { idfSql, tfNormSql } from './bm25.js';
 import { entryColumns } from './sql.js';
@@ -77,43 +76,6 @@ export function createSearchRepository(db: Db): SearchRepository {
         { prepare: true },
       );
       return rows.map((r) => r.language);
-    },
-
-    async logSearches(rows) {
-      if (rows.length === 0) return;
-      const column = <K extends keyof SearchLogRow>(key: K) => rows.map((r) => r[key]);
-      // One statement: the searches, and their counts by day and query (search_daily, which the
-      // console's activity and top queries read), both or neither.
-      await db.query(
-        `WITH x AS (
-           SELECT x.* FROM unnest($1::int[], $2::uuid[], $3::text[], $4::int[], $5::real[], $6::real[], $7::timestamptz[])
-             AS x(organisation_id, integration_id, query, result_count, top_score, latency_ms, created_at)
-           JOIN integrations i ON i.id = x.integration_id AND i.organisation_id = x.organisation_id
-         ), logged AS (
-           INSERT INTO search_log (organisation_id, integration_id, query, result_count, top_score, latency_ms, created_at)
-           SELECT organisation_id, integration_id, query, result_count, top_score, latency_ms, created_at FROM x
-         )
-         INSERT INTO search_daily (organisation_id, integration_id, day, query, searches, no_results, sum_results, sum_top_score, scored, last_at)
-         SELECT organisation_id, integration_id, (created_at AT TIME ZONE 'UTC')::date, lower(btrim(query)),
-                count(*), count(*) FILTER (WHERE result_count = 0), sum(result_count), coalesce(sum(top_score::float8), 0), count(top_score), max(created_at)
-           FROM x GROUP BY 1, 2, 3, 4
-         ON CONFLICT (integration_id, day, query) DO UPDATE SET
-           searches = search_daily.searches + EXCLUDED.searches,
-           no_results = search_daily.no_results + EXCLUDED.no_results,
-           sum_results = search_daily.sum_results + EXCLUDED.sum_results,
-           sum_top_score = search_daily.sum_top_score + EXCLUDED.sum_top_score,
-           scored = search_daily.scored + EXCLUDED.scored,
-           last_at = greatest(search_daily.last_at, EXCLUDED.last_at)`,
-        [
-          column('organisationId'),
-          column('integrationId'),
-          column('query'),
-          column('resultCount'),
-          column('topScore'),
-          column('latencyMs'),
-          rows.map((r) => r.at.toISOString()),
-        ],
-      );
     },
 
     async recordEvent(scope, integrationId, eventType, meta) {

@@ -117,6 +117,11 @@ export interface ConversationTranscript extends Omit<ConversationListItem, 'mess
 }
 
 export interface AnalyticsRepository {
+  /**
+   * Adds searches to the analytics log, in one statement. Rows whose integration is gone (or
+   * is not of the row's organisation) are left out.
+   */
+  logSearches(rows: readonly SearchLogRow[]): Promise<void>;
   activity(window: AnalyticsWindow, interval: Interval): Promise<ActivityPoint[]>;
   /** `lowSimilarity`: the best hit's similarity under which a search counts as `low_similarity` (found something, nothing to summarise). */
   queries(window: AnalyticsWindow, kind: QueryKind, limit: number, lowSimilarity: number): Promise<QueryStat[]>;

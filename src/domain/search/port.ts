@@ -1,4 +1,3 @@
-import type { SearchLogRow } from '../analytics/port.js';
 import type { Entry, Integration, JsonObject, Scope } from '../model.js';
 import type { Page, PageRequest } from '../pagination.js';
 
@@ -102,10 +101,5 @@ export interface SearchRepository {
   entryFields(scope: Scope, entryIds: readonly string[]): Promise<Map<string, Pick<Entry, 'meta' | 'searchable_meta'>>>;
   /** Distinct languages of the chunks in these collections (from statistics, not a scan). */
   languages(scope: Scope, collectionIds: readonly string[]): Promise<string[]>;
-  /**
-   * Adds searches to the analytics log, in one statement. Rows whose integration is gone (or
-   * is not of the row's organisation) are left out.
-   */
-  logSearches(rows: readonly SearchLogRow[]): Promise<void>;
   recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
 }
