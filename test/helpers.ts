@@ -107,7 +107,9 @@ export async function startServer(
   const embedder = options.embedder ?? (await defaultEmbedder());
   // Crawlers run only when a test calls crawlerRunner.tick(): fuzzed start URLs are never fetched.
   const container = await createContainer(config, { db, embedder, answerProvider: options.answerProvider, masterKeyHash: hashSecret(MASTER_KEY), crawlerIntervalMs: 0 });
-  const app = await buildApp(container.deps, { logger: options.logger });
+  // A 500 is a bug whatever the test: its error goes to stderr, where the run shows it.
+  const logger = options.logger ?? { level: 'error', stream: { write: (line: string) => line.includes('"unhandled error"') && process.stderr.write(line) } };
+  const app = await buildApp(container.deps, { logger });
 
   const call: TestServer['call'] = async (method, url, opts = {}) => {
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
