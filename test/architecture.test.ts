@@ -83,6 +83,24 @@ describe('the dependency rule', () => {
     assert.deepEqual(portless, [], 'each capability declares what its storage and providers implement in port.ts');
   });
 
+  it('keeps the capabilities in one direction: none reaches back, directly or through another, to one that uses it', () => {
+    const capability = (file: string) => /^src\/domain\/([^/]+)\//.exec(file)?.[1];
+    const uses = new Map<string, Set<string>>();
+    for (const i of domain) {
+      const [from, to] = [capability(i.from), capability(i.to)];
+      if (from && to && from !== to) (uses.get(from) ?? uses.set(from, new Set()).get(from)!).add(to);
+    }
+    const loops: string[] = [];
+    const walk = (path: string[]) => {
+      for (const next of uses.get(path.at(-1)!) ?? []) {
+        if (next === path[0]) loops.push([...path, next].join(' → '));
+        else if (!path.includes(next)) walk([...path, next]);
+      }
+    };
+    for (const start of uses.keys()) walk([start]);
+    assert.deepEqual(loops, [], `capabilities in a loop (each declares in its port.ts what it needs instead):\n${loops.join('\n')}`);
+  });
+
   it('reads imports as they are written', () => {
     // The reader itself: a value import, a type-only one, a re-export and a module outside the project.
     const sample = importsOf('test/architecture.test.ts');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { EmbedderError } from '../src/domain/ingestion/port.js';
-import type { SearchLogRow } from '../src/domain/analytics/port.js';
+import type { SearchLogRow } from '../src/domain/search/port.js';
 import { createSearchLog } from '../src/domain/analytics/searchLog.js';
 import { backends, startServer, type TestServer } from './helpers.js';
 

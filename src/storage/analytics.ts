@@ -1,4 +1,5 @@
-import type { AnalyticsRepository, AnalyticsWindow, SearchLogRow, AnswerFeedback, ConversationListItem, ConversationTranscript, TranscriptMessage, UnansweredQuestion } from '../domain/analytics/port.js';
+import type { SearchLogRow } from '../domain/search/port.js';
+import type { AnalyticsRepository, AnalyticsWindow, AnswerFeedback, ConversationListItem, ConversationTranscript, TranscriptMessage, UnansweredQuestion } from '../domain/analytics/port.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 

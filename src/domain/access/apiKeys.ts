@@ -5,8 +5,7 @@ import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.
 import { isUuid } from '../ids.js';
 import type { ApiKey, Scope } from '../model.js';
 import type { Page, PageRequest } from '../pagination.js';
-import type { ApiKeyRepository } from './port.js';
-import type { CollectionRepository } from '../ingestion/port.js';
+import type { ApiKeyRepository, OwnedCollections } from './port.js';
 
 /** An API key as the API accepts it (the schema already bounds and de-duplicates permissions). */
 export interface ApiKeyInput {
@@ -38,7 +37,7 @@ export function isApiKey(bearer: string): boolean {
   return bearer.startsWith('lore_key_');
 }
 
-export function createApiKeyService(deps: { apiKeys: ApiKeyRepository; collections: CollectionRepository }): ApiKeyService {
+export function createApiKeyService(deps: { apiKeys: ApiKeyRepository; collections: OwnedCollections }): ApiKeyService {
   const { apiKeys, collections } = deps;
 
   /** Lower-cased and de-duplicated; every id must be a collection of this organisation. */

@@ -1,8 +1,13 @@
-import type { ApiKey, Organisation, Scope } from '../model.js';
+import type { ApiKey, Organisation, Scope, Source } from '../model.js';
 import type { Page, PageRequest } from '../pagination.js';
 import type { Permission } from '../../shared/permissions.js';
 
 /** The access capability's ports: what it needs from storage and providers, which implement them (src/container.ts picks which). */
+
+/** The organisation's collections among `ids` (all of them for null): what a key's sources are checked against. The collection store implements it. */
+export interface OwnedCollections {
+  sources(scope: Scope, ids: readonly string[] | null): Promise<Source[]>;
+}
 
 export interface OrganisationPatch {
   name?: string;

@@ -1,19 +1,8 @@
 import type { Scope } from '../model.js';
+import type { SearchLogRow } from '../search/port.js';
 import type { Page, PageRequest } from '../pagination.js';
 
 /** The analytics capability's ports: what it needs from storage and providers, which implement them (src/container.ts picks which). */
-
-/** One search, as the analytics log keeps it. */
-export interface SearchLogRow {
-  organisationId: number;
-  integrationId: string;
-  query: string;
-  resultCount: number;
-  topScore: number | null;
-  latencyMs: number;
-  /** When the search was made. */
-  at: Date;
-}
 
 /** One organisation's logs within [from, to), of one integration or all of them. */
 export interface AnalyticsWindow {

@@ -1,6 +1,6 @@
-import type { SearchLogRow } from './port.js';
+import type { SearchLogRow, SearchRecorder } from '../search/port.js';
 
-export interface SearchLog {
+export interface SearchLog extends SearchRecorder {
   /** Keeps a search for analytics; written with others within `flushIntervalMs`. Never throws. */
   record(row: SearchLogRow): void;
   /** Writes what is kept now. Never rejects: a failed write is kept and tried again. */

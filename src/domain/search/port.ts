@@ -74,6 +74,23 @@ export interface Calibration {
   lexicalWeight(language: string): number;
 }
 
+/** One search, as the analytics log keeps it. */
+export interface SearchLogRow {
+  organisationId: number;
+  integrationId: string;
+  query: string;
+  resultCount: number;
+  topScore: number | null;
+  latencyMs: number;
+  /** When the search was made. */
+  at: Date;
+}
+
+/** Where searches are recorded for analytics (analytics/searchLog.ts): kept, and written later, never delaying a search. */
+export interface SearchRecorder {
+  record(row: SearchLogRow): void;
+}
+
 export interface SearchRepository {
   /**
    * A search's candidates in these collections (tenant-checked) among chunks passing the

@@ -7,13 +7,12 @@
 import type { IntegrationService } from './integrations.js';
 import type { Entry, JsonObject, Scope } from '../model.js';
 import type { Embedder } from '../ingestion/port.js';
-import type { Calibration, MetaFilter, SearchRepository } from './port.js';
+import type { Calibration, MetaFilter, SearchRecorder, SearchRepository } from './port.js';
 import { applyBoosts, applySorts, type Boost, type Ranked, type Sort } from './ranking.js';
 import { explain, fuse, round, scoring, SUMMARISABLE_SIMILARITY, type ScoreParts, type Scoring, type SearchMode } from './fusion.js';
 import { analyseQuery, queryEmbedder } from './query.js';
 import { snippet } from './snippet.js';
 import { isVagueQuery } from '../ingestion/text/questionWords.js';
-import type { SearchLog } from '../analytics/searchLog.js';
 
 export type { ScoreParts, SearchMode } from './fusion.js';
 
@@ -122,7 +121,7 @@ export function createSearchService(deps: {
   /** How the embedder's cosines are read (providers/embeddings/calibration.ts). */
   calibration: Calibration;
   /** Where searches are recorded for analytics. */
-  searchLog: Pick<SearchLog, 'record'>;
+  searchLog: SearchRecorder;
   /** Query embeddings kept for repeated queries (default 1,000: about 2 MB with the bundled model); 0 keeps none. */
   queryCache?: number;
 }): SearchService {
