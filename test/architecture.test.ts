@@ -63,9 +63,12 @@ describe('the dependency rule', () => {
     assert.deepEqual(values, [], `the console imports server values:\n${show(values)}`);
   });
 
-  it('lets routes share presenters, not each other', () => {
-    const across = files('src/http/routes').flatMap(importsOf).filter((i) => i.to.startsWith('src/http/routes/'));
+  it('lets routes share presenters, not each other, nor the app that registers them', () => {
+    const routes = files('src/http/routes').flatMap(importsOf);
+    const across = routes.filter((i) => i.to.startsWith('src/http/routes/'));
     assert.deepEqual(across, [], `routes import routes:\n${show(across)}`);
+    const back = [...routes, ...files('src/http').filter((f) => !f.startsWith('src/http/routes/')).flatMap(importsOf)].filter((i) => i.to === 'src/http/app.ts');
+    assert.deepEqual(back, [], `the app's type and deps are in src/http/deps.ts; these import app.ts itself:\n${show(back)}`);
   });
 
   it('keeps src/shared self-contained', () => {

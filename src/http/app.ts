@@ -1,28 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import addFormats from 'ajv-formats';
 import qs from 'qs';
-import type { Config } from '../config.js';
-import type { Metrics } from '../metrics.js';
-import type { AnswerService } from '../domain/answers/service.js';
-import type { ApiKeyService } from '../domain/access/apiKeys.js';
-import type { CollectionService } from '../domain/ingestion/collections.js';
-import type { DemoService } from '../domain/widgets/demo.js';
-import type { EntryService } from '../domain/ingestion/entries.js';
-import type { IntegrationService } from '../domain/search/integrations.js';
-import type { OrganisationService } from '../domain/access/organisations.js';
-import type { PagesService } from '../domain/ingestion/pages.js';
-import type { SearchService } from '../domain/search/service.js';
-import type { UsageService } from '../domain/access/usage.js';
-import type { AnalyticsService } from '../domain/analytics/service.js';
-import type { WidgetService } from '../domain/widgets/service.js';
-import type { VisitorConversationService } from '../domain/widgets/visitors.js';
-import type { CrawlerService } from '../domain/crawl/crawlers.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { credentialAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
 import { registerHostileInputChecks } from './hostile.js';
@@ -47,33 +30,9 @@ import { widgetApiRoutes, widgetPublicRoutes } from './routes/widgetApi.js';
 import { widgetRoutes } from './routes/widgets.js';
 import { widgetScriptRoutes } from './routes/widgetScripts.js';
 import { widgetAuth } from './widgetAuth.js';
+import type { App, AppDeps } from './deps.js';
 
-/** What the HTTP layer needs: services and a few settings. Built by the container. */
-export interface AppDeps {
-  config: Pick<Config, 'publicUrl' | 'bodyLimit' | 'rateLimits' | 'redisUrl' | 'trustProxy' | 'demo' | 'metricsToken'>;
-  organisations: OrganisationService;
-  collections: CollectionService;
-  entries: EntryService;
-  integrations: IntegrationService;
-  search: SearchService;
-  answers: AnswerService;
-  usage: UsageService;
-  analytics: AnalyticsService;
-  apiKeys: ApiKeyService;
-  pages: PagesService;
-  widgets: WidgetService;
-  visitors: VisitorConversationService;
-  crawlers: CrawlerService;
-  demo: Pick<DemoService, 'keys'>;
-  /** Lore's own documents, which the demo shows: their names, and the markdown of one (null when unknown). */
-  loreDocs: { names(): Promise<string[]>; read(name: string): Promise<string | null> };
-  masterKeyHash: Uint8Array;
-  /** Resolves when the database is migrated and models are loaded. */
-  ready: () => boolean;
-  /** Whether the database answers and the embedding model embeds, now (for /readyz). */
-  readiness: () => Promise<{ database: boolean; embedder: boolean }>;
-  metrics: Metrics;
-}
+export type { App, AppDeps } from './deps.js';
 
 /** Lore's version, from its package.json (two folders up from src/http and from dist/http alike). */
 export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -90,14 +49,6 @@ export const DOCS_CSP =
 
 /** A request id a caller may choose: letters, digits and `._:-`, at most 128. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    deps: AppDeps;
-  }
-}
 
 /**
  * Builds the Fastify app without listening, so tests can `inject` or listen themselves.

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
-import type { App } from './app.js';
+import type { App } from './deps.js';
 import { hashSecret } from '../domain/access/credentials.js';
 import { bearer } from './auth.js';
 

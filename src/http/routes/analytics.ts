@@ -6,7 +6,7 @@ import type { WindowParams } from '../../domain/analytics/service.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { isUuid } from '../../domain/ids.js';
 import { pageRequest } from '../../domain/pagination.js';
-import type { App } from '../app.js';
+import type { App } from '../deps.js';
 import { presentPage } from '../paginate.js';
 import { errorResponses, Message, Nullable, Paginated, Timestamp } from '../schemas.js';
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { App } from '../app.js';
+import type { App } from '../deps.js';
 import { ChatBody, ChatResponse, failures, respondChat, respondSummary, SummaryResponse } from '../presenters/answers.js';
 import { AnalyticsFlag } from '../presenters/search.js';
 

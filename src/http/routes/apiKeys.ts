@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { App } from '../app.js';
+import type { App } from '../deps.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
 import { pageRequest } from '../../domain/pagination.js';
 import { presentPage } from '../paginate.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { NotFoundError } from '../../domain/errors.js';
-import type { App } from '../app.js';
+import type { App } from '../deps.js';
 import { DEMO_CSS, DEMO_JS } from '../demo/assets.js';
 import { DEMO_CSP, demoDocPage, demoHomePage } from '../demo/page.js';
 import { DOC_PATH, docPath } from '../../loreDocs.js';

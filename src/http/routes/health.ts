@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { hashSecret } from '../../domain/access/credentials.js';
 import { masterAuth } from '../auth.js';
-import type { App } from '../app.js';
+import type { App } from '../deps.js';
 
 const Status = Type.Object({ status: Type.String() });
 const Readiness = Type.Object({ status: Type.String(), database: Type.Optional(Type.String()), embedder: Type.Optional(Type.String()) });

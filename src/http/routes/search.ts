@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { App } from '../app.js';
+import type { App } from '../deps.js';
 import { ValidationError } from '../../domain/errors.js';
 import { parseSearchParams } from '../searchParams.js';
 import { errorResponses, Message } from '../schemas.js';

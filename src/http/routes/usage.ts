@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { App } from '../app.js';
+import type { App } from '../deps.js';
 import { Data, errorResponses } from '../schemas.js';
 
 const Usage = Type.Object({

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { App } from '../app.js';
+import type { App } from '../deps.js';
 import { ValidationError } from '../../domain/errors.js';
 import { pageRequest } from '../../domain/pagination.js';
 import type { VisitorIdentity } from '../../domain/widgets/visitors.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { App } from '../app.js';
+import type { App } from '../deps.js';
 import { pageRequest } from '../../domain/pagination.js';
 import { presentPage } from '../paginate.js';
 import { presentWidget } from '../presenters/widgets.js';
