@@ -54,6 +54,15 @@ export function createAnalyticsRepository(db: Db): AnalyticsRepository {
   const UUID = (column: string) => `CASE WHEN ${column} ~ '^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$' THEN ${column}::uuid END`;
 
   return {
+    async recordEvent(scope, integrationId, eventType, meta) {
+      await db.query('INSERT INTO integration_events (organisation_id, integration_id, event_type, meta) VALUES ($1, $2, $3, $4)', [
+        scope.organisationId,
+        integrationId,
+        eventType,
+        meta,
+      ]);
+    },
+
     async logSearches(rows) {
       if (rows.length === 0) return;
       const column = <K extends keyof SearchLogRow>(key: K) => rows.map((r) => r[key]);

@@ -78,14 +78,6 @@ export function createSearchRepository(db: Db): SearchRepository {
       return rows.map((r) => r.language);
     },
 
-    async recordEvent(scope, integrationId, eventType, meta) {
-      await db.query('INSERT INTO integration_events (organisation_id, integration_id, event_type, meta) VALUES ($1, $2, $3, $4)', [
-        scope.organisationId,
-        integrationId,
-        eventType,
-        meta,
-      ]);
-    },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Scope } from '../model.js';
+import type { JsonObject, Scope } from '../model.js';
 import type { SearchLogRow } from '../search/port.js';
 import type { Page, PageRequest } from '../pagination.js';
 
@@ -106,6 +106,8 @@ export interface ConversationTranscript extends Omit<ConversationListItem, 'mess
 }
 
 export interface AnalyticsRepository {
+  /** Records a visitor's click or feedback on an integration's results. */
+  recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
   /**
    * Adds searches to the analytics log, in one statement. Rows whose integration is gone (or
    * is not of the row's organisation) are left out.

@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.js';
 import type { IntegrationService } from '../search/integrations.js';
-import type { Scope } from '../model.js';
+import type { JsonObject, Scope } from '../model.js';
 import type { Page, PageRequest } from '../pagination.js';
 import { SUMMARISABLE_SIMILARITY } from '../search/fusion.js';
 import type { ActivityPoint, AnalyticsRepository, AnalyticsWindow, ClickStats, ConversationListItem, ConversationTranscript, FeedbackStats, Interval, QueryKind, QueryStat, UnansweredQuestion } from './port.js';
@@ -39,9 +39,11 @@ export interface AnalyticsService {
   unanswered(scope: Scope, params: WindowParams & { limit?: number }): Promise<{ window: AnalyticsWindow; answers: UnansweredQuestion[] }>;
   conversations(scope: Scope, params: WindowParams, page: PageRequest): Promise<Page<ConversationListItem>>;
   conversation(scope: Scope, id: string): Promise<ConversationTranscript | null>;
+  /** Records a click or feedback event for an active integration (NotFoundError, ForbiddenError otherwise). */
+  recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
 }
 
-export function createAnalyticsService(deps: { analytics: AnalyticsRepository; integrations: Pick<IntegrationService, 'get'>; now?: () => Date }): AnalyticsService {
+export function createAnalyticsService(deps: { analytics: AnalyticsRepository; integrations: Pick<IntegrationService, 'get' | 'getActive'>; now?: () => Date }): AnalyticsService {
   const { analytics } = deps;
   const now = deps.now ?? (() => new Date());
 
@@ -59,6 +61,11 @@ export function createAnalyticsService(deps: { analytics: AnalyticsRepository; i
   }
 
   return {
+    async recordEvent(scope, integrationId, eventType, meta) {
+      await deps.integrations.getActive(scope, integrationId);
+      await analytics.recordEvent(scope, integrationId, eventType, meta);
+    },
+
     window,
     async activity(scope, params) {
       const w = await window(scope, params);

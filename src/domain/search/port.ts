@@ -1,4 +1,4 @@
-import type { Entry, Integration, JsonObject, Scope } from '../model.js';
+import type { Entry, Integration, Scope } from '../model.js';
 import type { Page, PageRequest } from '../pagination.js';
 
 /** The search capability's ports: what it needs from storage and providers, which implement them (src/container.ts picks which). */
@@ -118,5 +118,4 @@ export interface SearchRepository {
   entryFields(scope: Scope, entryIds: readonly string[]): Promise<Map<string, Pick<Entry, 'meta' | 'searchable_meta'>>>;
   /** Distinct languages of the chunks in these collections (from statistics, not a scan). */
   languages(scope: Scope, collectionIds: readonly string[]): Promise<string[]>;
-  recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
 }

@@ -5,7 +5,7 @@
  * recorded for analytics. Answers rank with it too (answers/retrieval.ts).
  */
 import type { IntegrationService } from './integrations.js';
-import type { Entry, JsonObject, Scope } from '../model.js';
+import type { Entry, Scope } from '../model.js';
 import type { Embedder } from '../ingestion/port.js';
 import type { Calibration, MetaFilter, SearchRecorder, SearchRepository } from './port.js';
 import { applyBoosts, applySorts, type Boost, type Ranked, type Sort } from './ranking.js';
@@ -110,8 +110,6 @@ export interface SearchService {
    * threshold 0. The same rankings as three searches in those modes, for a third of the work.
    */
   compareModes(scope: Scope, integrationId: string, query: string): Promise<Record<SearchMode, { entryId: string; similarity: number }[]>>;
-  /** Records a click or feedback event for an active integration. */
-  recordEvent(scope: Scope, integrationId: string, eventType: string, meta: JsonObject): Promise<void>;
 }
 
 export function createSearchService(deps: {
@@ -239,9 +237,5 @@ export function createSearchService(deps: {
       return { lexical: ids('lexical'), vector: ids('vector'), hybrid: ids('hybrid') };
     },
 
-    async recordEvent(scope, integrationId, eventType, meta) {
-      await integrations.getActive(scope, integrationId);
-      await search.recordEvent(scope, integrationId, eventType, meta);
-    },
   };
 }

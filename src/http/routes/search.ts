@@ -8,7 +8,7 @@ import { AnalyticsFlag, presentSearch, SearchResponse, serverTiming } from '../p
 const Params = Type.Object({ integration: Type.String({ maxLength: 64 }) });
 
 export function searchRoutes(app: App): void {
-  const { search, config } = app.deps;
+  const { search, analytics, config } = app.deps;
   const tags = ['search'];
 
   app.get('/integrations/:integration/search', {
@@ -46,7 +46,7 @@ export function searchRoutes(app: App): void {
     if (Buffer.byteLength(JSON.stringify(meta)) > 8_192) {
       throw ValidationError.field('meta', 'The meta field must not be larger than 8192 bytes as JSON.');
     }
-    await search.recordEvent(request.scope, request.params.integration, request.body.event_type, meta);
+    await analytics.recordEvent(request.scope, request.params.integration, request.body.event_type, meta);
     return { ok: true };
   });
 }
