@@ -69,21 +69,26 @@ const typeable = (w: Word) => w.chars.filter((c) => /\p{L}/u.test(c)).length >= 
 /** The longest typeable word of `words` (the first of equals), or undefined. */
 const longest = (words: Word[]) => words.filter(typeable).reduce<Word | undefined>((best, w) => (!best || w.chars.length > best.chars.length ? w : best), undefined);
 
-/** One typo in `chars` chosen by `seed`: two adjacent letters swapped, one dropped or one doubled; never the first letter. */
+/**
+ * One typo in `chars` chosen by `seed`: two adjacent letters swapped, one dropped or one doubled;
+ * never the first letter, and never the dot or hyphen of `import.meta` or `content-type`.
+ */
 function typo(chars: string[], seed: Buffer): string[] {
-  const out = [...chars];
-  const pick = (n: number) => 1 + (seed.readUInt32BE(1) % n);
+  const letter = (i: number) => i > 0 && /[\p{L}\p{M}]/u.test(chars[i] ?? '');
+  const letters = chars.flatMap((_, i) => (letter(i) ? [i] : []));
   // A swap of two equal letters would change nothing: swap only where they differ.
-  const swappable = chars.slice(1, -1).flatMap((c, i) => (c !== chars[i + 2] ? [i + 1] : []));
+  const swappable = letters.filter((i) => letter(i + 1) && chars[i] !== chars[i + 1]);
   const kind = seed[0]! % 3;
+  const at = (positions: number[]) => positions[seed.readUInt32BE(1) % positions.length]!;
+  const out = [...chars];
   if (kind === 0 && swappable.length > 0) {
-    const i = swappable[seed.readUInt32BE(1) % swappable.length]!;
+    const i = at(swappable);
     [out[i], out[i + 1]] = [out[i + 1]!, out[i]!];
   } else if (kind === 2) {
-    const i = pick(chars.length - 1);
+    const i = at(letters);
     out.splice(i, 0, chars[i]!);
   } else {
-    out.splice(pick(chars.length - 1), 1);
+    out.splice(at(letters), 1);
   }
   return out;
 }
@@ -305,9 +310,10 @@ for (const row of rows) {
   const share = (e: Engine, m: keyof Score) => (row.scores && whole[e][m] > 0 ? row.scores[e][m] / whole[e][m] : null);
   const scores = row.scores && Object.fromEntries((['lore', 'minisearch'] as const).map((e) => [e, { ...row.scores![e], ndcgKept: share(e, 'ndcg'), top3Kept: share(e, 'top3') }]));
   appendFileSync('bench/results/typing.jsonl', `${JSON.stringify({ run, set: row.set, lang: row.lang, form: row.form, queries: row.queries, ...scores })}\n`);
-  const target = TARGETS[row.form];
+  const least = TARGETS[row.form];
   const loreKept = share('lore', 'ndcg');
-  if (target !== undefined && loreKept !== null && loreKept < target) misses.push(`${name} ${row.form} keeps ${percent(loreKept)} (< ${percent(target)})`);
+  // One decimal: a share of 94.9 % rounds to the target in the table.
+  if (least !== undefined && loreKept !== null && loreKept < least) misses.push(`${name} ${row.form} keeps ${(loreKept * 100).toFixed(1)} % (< ${percent(least)})`);
   if (row.scores && row.scores.lore.ndcg <= row.scores.minisearch.ndcg) misses.push(`${name} ${row.form} not above MiniSearch (${row.scores.lore.ndcg.toFixed(3)} ≤ ${row.scores.minisearch.ndcg.toFixed(3)})`);
 }
 console.log(`\ntargets (Lore's nDCG@10): kept ≥ 95 % cut, ≥ 95 % typo, ≥ 85 % both, on every set; above MiniSearch on every form`);
