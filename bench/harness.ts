@@ -10,6 +10,7 @@ import { hashSecret } from '../src/domain/access/credentials.js';
 import type { AnswerProvider } from '../src/domain/answers/port.js';
 import type { Embedder } from '../src/domain/ingestion/port.js';
 import { buildApp } from '../src/http/app.js';
+import type { Queryable } from '../src/storage/db.js';
 
 export const MASTER_KEY = 'bench-master-key-0123456789abcdef';
 
@@ -210,5 +211,23 @@ export function postgresMemory(everyMs = 250) {
       sample();
       return peak;
     },
+  };
+}
+
+/** The source id of every entry an integration searches, by entry id (rankings come back as entry ids), read once an integration. */
+export function entrySourceIds(db: Queryable): (integration: string) => Promise<Map<string, string>> {
+  const known = new Map<string, Promise<Map<string, string>>>();
+  return (integration) => {
+    let ids = known.get(integration);
+    if (!ids) {
+      ids = db
+        .query<{ id: string; source_id: string }>(
+          'SELECT e.id, e.source_id FROM entries e JOIN integration_collections ic ON ic.collection_id = e.collection_id WHERE ic.integration_id = $1',
+          [integration],
+        )
+        .then((rows) => new Map(rows.map((r) => [r.id, r.source_id])));
+      known.set(integration, ids);
+    }
+    return ids;
   };
 }

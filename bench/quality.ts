@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.js';
 import { createEmbedder } from '../src/container.js';
 import type { SearchMode } from '../src/domain/search/service.js';
 import { cachingEmbedder } from './embeddingCache.js';
-import { startLore } from './harness.js';
+import { entrySourceIds, startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
 
 const { values } = parseArgs({
@@ -70,18 +70,7 @@ interface Run { ndcg: number; recall: number }
 interface Judged { id: string; text: string; relevant: Map<string, number> }
 const calibration = { relevantFound: 0, relevantAbove: 0, negatives: 0, negativesAbove: 0 };
 
-/** Source id of every entry, per integration (rankings come back as entry ids). */
-const sourceIds = new Map<string, Map<string, string>>();
-async function sourceIdsOf(integration: string) {
-  if (!sourceIds.has(integration)) {
-    const rows = await container.db.query<{ id: string; source_id: string }>(
-      `SELECT e.id, e.source_id FROM entries e JOIN integration_collections ic ON ic.collection_id = e.collection_id WHERE ic.integration_id = $1`,
-      [integration],
-    );
-    sourceIds.set(integration, new Map(rows.map((r) => [r.id, r.source_id])));
-  }
-  return sourceIds.get(integration)!;
-}
+const sourceIdsOf = entrySourceIds(container.db);
 
 /** Top 100 source ids with similarities in each mode, from one candidate set (see compareModes). */
 async function retrieve(integration: string, query: string): Promise<Record<SearchMode, { id: string; similarity: number }[]>> {

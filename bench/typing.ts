@@ -29,7 +29,7 @@ import { markdownSections } from '../src/domain/ingestion/text/sections.js';
 import { listFolder, markdownDocument } from '../src/importers/folder.js';
 import { loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { cachingEmbedder } from './embeddingCache.js';
-import { startLore } from './harness.js';
+import { entrySourceIds, startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
 import { folderEntries } from './thirdPartyDocs.js';
 
@@ -157,18 +157,7 @@ async function index(name: string, entries: EntryInput[], key: (sourceId: string
   return { integration, mini, key };
 }
 
-/** Source id of every entry, per integration (Lore's rankings come back as entry ids). */
-const sourceIds = new Map<string, Map<string, string>>();
-async function sourceIdsOf(integration: string) {
-  if (!sourceIds.has(integration)) {
-    const rows = await container.db.query<{ id: string; source_id: string }>(
-      `SELECT e.id, e.source_id FROM entries e JOIN integration_collections ic ON ic.collection_id = e.collection_id WHERE ic.integration_id = $1`,
-      [integration],
-    );
-    sourceIds.set(integration, new Map(rows.map((r) => [r.id, r.source_id])));
-  }
-  return sourceIds.get(integration)!;
-}
+const sourceIdsOf = entrySourceIds(container.db);
 
 /** nDCG@10 of keys in rank order; a key repeated (a second section of the gold file) gains nothing again. */
 function ndcg10(ranked: string[], relevant: Map<string, number>): number {
