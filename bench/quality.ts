@@ -8,7 +8,7 @@
  *   npm run bench:quality                         # everything (PGlite in a temporary folder)
  *   npm run bench:quality -- --only xquad --langs de,zh --queries 200
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
@@ -16,7 +16,7 @@ import { createEmbedder } from '../src/container.js';
 import type { SearchMode } from '../src/domain/search/service.js';
 import { cachingEmbedder } from './embeddingCache.js';
 import { entrySourceIds, startLore } from './harness.js';
-import { jsonl } from './jsonl.js';
+import { jsonl, qrels } from './jsonl.js';
 
 const { values } = parseArgs({
   options: {
@@ -29,16 +29,6 @@ const { values } = parseArgs({
 const maxQueries = Number(values.queries) || Infinity;
 const langs = values.langs.split(',');
 const MODES: SearchMode[] = ['lexical', 'vector', 'hybrid'];
-
-function qrels(file: string): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
-  for (const line of readFileSync(file, 'utf8').trim().split('\n').slice(1)) {
-    const [q, d, s] = line.split('\t');
-    if (!out.has(q!)) out.set(q!, new Map());
-    out.get(q!)!.set(d!, Number(s));
-  }
-  return out;
-}
 
 // The model's own vectors, kept between runs (corpora and queries are fixed), so a rerun
 // measures ranking changes in minutes instead of re-embedding ~40k texts.

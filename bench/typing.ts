@@ -17,7 +17,7 @@
  *   npm run bench:typing -- --sets xquad --langs en,zh --queries 30
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,7 +30,7 @@ import { listFolder, markdownDocument } from '../src/importers/folder.js';
 import { loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { cachingEmbedder } from './embeddingCache.js';
 import { entrySourceIds, startLore } from './harness.js';
-import { jsonl } from './jsonl.js';
+import { jsonl, qrels } from './jsonl.js';
 import { folderEntries } from './thirdPartyDocs.js';
 
 const { values } = parseArgs({
@@ -203,16 +203,6 @@ async function measure(set: string, lang: string, target: Target, queries: Judge
     rows.push({ set, lang, form, queries: queries.length, scores: sum ? { lore: mean(sum.lore), minisearch: mean(sum.minisearch) } : null });
   }
   console.error(`${rowName(set, lang)} done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
-}
-
-function qrels(file: string): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
-  for (const line of readFileSync(file, 'utf8').trim().split('\n').slice(1)) {
-    const [q, d, s] = line.split('\t');
-    if (!out.has(q!)) out.set(q!, new Map());
-    out.get(q!)!.set(d!, Number(s));
-  }
-  return out;
 }
 
 function judged(queriesFile: string, qrelsFile: string): Judged[] {
