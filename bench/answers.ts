@@ -195,12 +195,8 @@ function xquadParagraphs(lang: string): XquadParagraph[] {
 
 /** A chatbot integration over a new collection of `paragraphs`, ingested through the HTTP API. */
 async function xquadIntegration(name: string, lang: string, paragraphs: readonly XquadParagraph[]): Promise<string> {
-  const collection = (await call('POST', '/api/v1/collections', { name })).data.id;
-  for (let i = 0; i < paragraphs.length; i += 50) {
-    const entries = paragraphs.slice(i, i + 50).map((p) => ({ source_type: 'xquad', source_id: p._id, title: p.title.replace(/_/g, ' '), raw_text: p.text, source_url: url(lang, p._id) }));
-    await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries });
-  }
-  return (await call('POST', '/api/v1/integrations', { type: 'chatbot', name, collection_ids: [collection] })).data.id as string;
+  const entries = paragraphs.map((p) => ({ source_type: 'xquad', source_id: p._id, title: p.title.replace(/_/g, ' '), raw_text: p.text, source_url: url(lang, p._id) }));
+  return lore.integrationOver(name, entries, 'chatbot');
 }
 
 /** The best `perPage` hits for a question at threshold 0, searched as chat retrieves (retrievalQuery). */
@@ -263,9 +259,7 @@ async function docsSet(): Promise<void> {
   for (const q of questions) {
     for (const source of q.sources) if (!ids.has(source)) throw new Error(`docs-qa: unknown source ${source} (${q.question})`);
   }
-  const collection = (await call('POST', '/api/v1/collections', { name: 'lore-docs' })).data.id;
-  for (let i = 0; i < entries.length; i += 50) await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries: entries.slice(i, i + 50) });
-  const integration = (await call('POST', '/api/v1/integrations', { type: 'chatbot', name: 'lore-docs', collection_ids: [collection] })).data.id;
+  const integration = await lore.integrationOver('lore-docs', entries, 'chatbot');
   const judge = (q: DocsQuestion, text: string, urls: string[]): DocsAnswer => ({
     q,
     text,
@@ -317,9 +311,7 @@ async function pagesSet(): Promise<void> {
     // A page may name an anchor finer than the entries (a ### heading inside a section).
     if (!ids.has(q.page.split('#')[0]!)) throw new Error(`page-qa: unknown page ${q.page} (${q.question})`);
   }
-  const collection = (await call('POST', '/api/v1/collections', { name: 'lore-docs-pages' })).data.id;
-  for (let i = 0; i < entries.length; i += 50) await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries: entries.slice(i, i + 50) });
-  const integration = (await call('POST', '/api/v1/integrations', { type: 'chatbot', name: 'lore-docs-pages', collection_ids: [collection] })).data.id;
+  const integration = await lore.integrationOver('lore-docs-pages', entries, 'chatbot');
   const titles = new Map(entries.map((e) => [e.source_id, e.title]));
 
   const results = { without: { gold: 0, cited: 0 }, with: { gold: 0, cited: 0 } };

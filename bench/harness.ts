@@ -52,13 +52,31 @@ export async function startLore(name: string, options: StartOptions = {}) {
   }
 
   const org = await request(MASTER_KEY, 'POST', '/api/v1/admin/organisations', { name: `${name}-${Date.now()}` });
+  const call = (method: string, route: string, body?: unknown) => request(org.token, method, route, body);
   return {
     url,
     token: org.token as string,
     embedder,
     container,
     scope: { organisationId: org.data.id as number },
-    call: (method: string, route: string, body?: unknown) => request(org.token, method, route, body),
+    call,
+    /**
+     * A new collection holding `entries`, written through the batch API 50 at a time with
+     * `inFlight` batches under way, and an integration of `type` searching it: the integration's id.
+     */
+    async integrationOver(name: string, entries: readonly object[], type = 'custom', inFlight = 1): Promise<string> {
+      const collection = (await call('POST', '/api/v1/collections', { name })).data.id;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          while (next < entries.length) {
+            const batch = entries.slice(next, (next += 50));
+            await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries: batch });
+          }
+        }),
+      );
+      return (await call('POST', '/api/v1/integrations', { type, name, collection_ids: [collection] })).data.id as string;
+    },
     async close() {
       await app.close();
       await container.close();

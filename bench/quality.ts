@@ -16,7 +16,8 @@ import { createEmbedder } from '../src/container.js';
 import type { SearchMode } from '../src/domain/search/service.js';
 import { cachingEmbedder } from './embeddingCache.js';
 import { entrySourceIds, startLore } from './harness.js';
-import { jsonl, qrels } from './jsonl.js';
+import { jsonl } from './jsonl.js';
+import { judgedQueries, ndcg10, type Judged } from './relevance.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,29 +36,15 @@ const MODES: SearchMode[] = ['lexical', 'vector', 'hybrid'];
 const model = await createEmbedder(loadConfig({ ...process.env, LORE_LOG_LEVEL: 'silent', DATABASE_URL: undefined }));
 const embedder = cachingEmbedder(model, path.resolve('bench/results/.cache/quality'));
 const lore = await startLore('bench-quality', { embedder });
-const { container, call, scope } = lore;
+const { container, scope } = lore;
 const started = performance.now();
 
 interface Doc { _id: string; title: string; text: string }
-/** Ingests a corpus into a new collection over HTTP; returns an integration searching it. */
-async function ingest(name: string, docs: Doc[]): Promise<string> {
-  const collection = (await call('POST', '/api/v1/collections', { name })).data.id;
-  const batches: Doc[][] = [];
-  for (let i = 0; i < docs.length; i += 50) batches.push(docs.slice(i, i + 50));
-  let next = 0;
-  await Promise.all(
-    [0, 1].map(async () => {
-      while (next < batches.length) {
-        const entries = batches[next++]!.map((d) => ({ title: d.title, raw_text: d.text, source_type: 'doc', source_id: d._id }));
-        await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries });
-      }
-    }),
-  );
-  return (await call('POST', '/api/v1/integrations', { type: 'custom', name, collection_ids: [collection] })).data.id;
-}
+/** Ingests a corpus into a new collection over HTTP, two batches at a time; returns an integration searching it. */
+const ingest = (name: string, docs: Doc[]) =>
+  lore.integrationOver(name, docs.map((d) => ({ title: d.title, raw_text: d.text, source_type: 'doc', source_id: d._id })), 'custom', 2);
 
 interface Run { ndcg: number; recall: number }
-interface Judged { id: string; text: string; relevant: Map<string, number> }
 const calibration = { relevantFound: 0, relevantAbove: 0, negatives: 0, negativesAbove: 0 };
 
 const sourceIdsOf = entrySourceIds(container.db);
@@ -68,12 +55,6 @@ async function retrieve(integration: string, query: string): Promise<Record<Sear
   const rankings = await container.deps.search.compareModes(scope, integration, query);
   const top = (mode: SearchMode) => rankings[mode].slice(0, 100).map((r) => ({ id: ids.get(r.entryId)!, similarity: r.similarity }));
   return { lexical: top('lexical'), vector: top('vector'), hybrid: top('hybrid') };
-}
-
-function ndcg10(ranked: string[], relevant: Map<string, number>): number {
-  const dcg = ranked.slice(0, 10).reduce((sum, id, i) => sum + (relevant.get(id) ?? 0) / Math.log2(i + 2), 0);
-  const ideal = [...relevant.values()].sort((a, b) => b - a).slice(0, 10).reduce((sum, g, i) => sum + g / Math.log2(i + 2), 0);
-  return ideal > 0 ? dcg / ideal : 0;
 }
 
 async function evaluate(integration: string, queries: Judged[], calibrate: boolean): Promise<Record<SearchMode, Run>> {
@@ -104,13 +85,7 @@ async function negatives(integration: string, queries: string[]) {
 }
 
 const rows: { name: string; runs: Record<SearchMode, Run>; queries: number }[] = [];
-const judged = (queriesFile: string, qrelsFile: string): Judged[] => {
-  const rel = qrels(qrelsFile);
-  return jsonl<{ _id: string; text: string }>(queriesFile)
-    .filter((q) => rel.has(q._id))
-    .slice(0, maxQueries)
-    .map((q) => ({ id: q._id, text: q.text, relevant: rel.get(q._id)! }));
-};
+const judged = (queriesFile: string, qrelsFile: string): Judged[] => judgedQueries(queriesFile, qrelsFile).slice(0, maxQueries);
 
 let scifact: string | undefined;
 if (values.only !== 'xquad') {

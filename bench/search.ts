@@ -39,6 +39,7 @@ import { vectorLiteral } from '../src/storage/sql.js';
 import { cachingEmbedder } from './embeddingCache.js';
 import { freshDatabase, MASTER_KEY, percentile, postgresCpuSeconds, postgresMemory, serveLore, startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
+import { qrels as readQrels } from './relevance.js';
 
 const { values } = parseArgs({
   options: {
@@ -67,12 +68,7 @@ const BULK = 200_000;
 interface Doc { _id: string; title: string; text: string }
 const docs = jsonl<Doc>(path.join(values.data, 'corpus.jsonl'));
 const claims = jsonl<{ _id: string; text: string }>(path.join(values.data, 'queries.jsonl'));
-const qrels = new Map<string, Map<string, number>>();
-for (const line of readFileSync(path.join(values.data, 'qrels/train.tsv'), 'utf8').trim().split('\n').slice(1)) {
-  const [q, d, s] = line.split('\t');
-  if (!qrels.has(q!)) qrels.set(q!, new Map());
-  qrels.get(q!)!.set(d!, Number(s));
-}
+const qrels = readQrels(path.join(values.data, 'qrels/train.tsv'));
 const judged = claims.filter((c) => qrels.has(c._id)).slice(0, Number(values.single));
 
 type Window = { title: string; raw_text: string; source_type: string; source_id: string };

@@ -30,7 +30,8 @@ import { listFolder, markdownDocument } from '../src/importers/folder.js';
 import { loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { cachingEmbedder } from './embeddingCache.js';
 import { entrySourceIds, startLore } from './harness.js';
-import { jsonl, qrels } from './jsonl.js';
+import { jsonl } from './jsonl.js';
+import { judgedQueries, ndcg10, type Judged } from './relevance.js';
 import { folderEntries } from './thirdPartyDocs.js';
 
 const { values } = parseArgs({
@@ -124,8 +125,6 @@ function forms(id: string, query: string, lang: string): Record<Form, string | n
   };
 }
 
-/** A query and what is relevant to it, by key (a document's id, or a heading's file). */
-interface Judged { id: string; text: string; relevant: Map<string, number> }
 /** A searchable collection: Lore's integration and MiniSearch's index over the same entries, and what a hit's source_id counts as. */
 interface Target { integration: string; mini: MiniSearch; key: (sourceId: string) => string }
 
@@ -134,7 +133,7 @@ interface Target { integration: string; mini: MiniSearch; key: (sourceId: string
 const model = await createEmbedder(loadConfig({ ...process.env, LORE_LOG_LEVEL: 'silent', DATABASE_URL: undefined }));
 const embedder = cachingEmbedder(cachingEmbedder(model, path.resolve('bench/results/.cache/quality')), path.resolve('bench/results/.cache/typing'));
 const lore = await startLore('bench-typing', { embedder });
-const { container, call, scope } = lore;
+const { container, scope } = lore;
 const started = performance.now();
 
 /**
@@ -146,30 +145,13 @@ const started = performance.now();
  * text, boost title 4, text 2. Text is the entry's raw text (VitePress indexes the rendered HTML's).
  */
 async function index(name: string, entries: EntryInput[], key: (sourceId: string) => string = (id) => id): Promise<Target> {
-  const collection = (await call('POST', '/api/v1/collections', { name })).data.id;
-  for (let i = 0; i < entries.length; i += 50) {
-    const batch = entries.slice(i, i + 50).map((e) => ({ source_type: 'doc', ...e }));
-    await call('POST', `/api/v1/collections/${collection}/entries/batch`, { entries: batch });
-  }
-  const integration = (await call('POST', '/api/v1/integrations', { type: 'custom', name, collection_ids: [collection] })).data.id;
+  const integration = await lore.integrationOver(name, entries.map((e) => ({ source_type: 'doc', ...e })));
   const mini = new MiniSearch({ idField: 'source_id', fields: ['title', 'text'], storeFields: ['title'], searchOptions: { fuzzy: 0.2, prefix: true, boost: { title: 4, text: 2 } } });
   mini.addAll(entries.map((e) => ({ source_id: e.source_id, title: e.title ?? '', text: e.raw_text ?? '' })));
   return { integration, mini, key };
 }
 
 const sourceIdsOf = entrySourceIds(container.db);
-
-/** nDCG@10 of keys in rank order; a key repeated (a second section of the gold file) gains nothing again. */
-function ndcg10(ranked: string[], relevant: Map<string, number>): number {
-  const seen = new Set<string>();
-  const dcg = ranked.slice(0, 10).reduce((sum, k, i) => {
-    const gain = seen.has(k) ? 0 : (relevant.get(k) ?? 0);
-    seen.add(k);
-    return sum + gain / Math.log2(i + 2);
-  }, 0);
-  const ideal = [...relevant.values()].sort((a, b) => b - a).slice(0, 10).reduce((sum, g, i) => sum + g / Math.log2(i + 2), 0);
-  return ideal > 0 ? dcg / ideal : 0;
-}
 
 interface Score { ndcg: number; top3: number }
 type Engine = 'lore' | 'minisearch';
@@ -205,12 +187,7 @@ async function measure(set: string, lang: string, target: Target, queries: Judge
   console.error(`${rowName(set, lang)} done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
 }
 
-function judged(queriesFile: string, qrelsFile: string): Judged[] {
-  const rel = qrels(qrelsFile);
-  return sample(jsonl<{ _id: string; text: string }>(queriesFile)
-    .filter((q) => rel.has(q._id))
-    .map((q) => ({ id: q._id, text: q.text, relevant: rel.get(q._id)! })));
-}
+const judged = (queriesFile: string, qrelsFile: string): Judged[] => sample(judgedQueries(queriesFile, qrelsFile));
 
 interface Doc { _id: string; title: string; text: string }
 const corpus = (file: string): EntryInput[] => jsonl<Doc>(file).map((d) => ({ source_id: d._id, title: d.title, raw_text: d.text }));
