@@ -167,7 +167,8 @@ async function measure(set: string, lang: string, target: Target, queries: Judge
   for (const q of queries) {
     for (const [form, text] of Object.entries(forms(q.id, q.text, lang)) as [Form, string | null][]) {
       if (text === null) continue;
-      const hybrid = (await container.deps.search.compareModes(scope, target.integration, text)).hybrid;
+      // As a search box sends it: the query as typed, its last word being typed.
+      const hybrid = (await container.deps.search.compareModes(scope, target.integration, text, { typing: true })).hybrid;
       const ranked: Record<Engine, string[]> = {
         lore: hybrid.slice(0, 10).map((r) => target.key(ids.get(r.entryId)!)),
         minisearch: target.mini.search(text).slice(0, 10).map((r) => target.key(String(r.id))),

@@ -38,7 +38,7 @@ for (const backend of backends()) {
         { ...i, id: 0, created_at: 0, updated_at: 0 },
         {
           id: 0, name: 'Helper', project: null, type: 'chatbot', allowed_domains: null, is_active: true,
-          settings: { welcome_message: 'Hi!', instructions: null, persona: 'technical-expert', unknown_answer_message: null },
+          settings: { welcome_message: 'Hi!', instructions: null, persona: 'technical-expert', unknown_answer_message: null, typo_tolerance: true },
           collection_ids: [docs, blog], created_at: 0, updated_at: 0,
         },
       );
@@ -46,14 +46,14 @@ for (const backend of backends()) {
 
     it('fills search_box and custom defaults, and accepts a settings object', async () => {
       const box = await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Box', collection_ids: [docs] } });
-      assert.deepEqual(box.body.data.settings, { placeholder: 'Search...', results_display: 'results' });
+      assert.deepEqual(box.body.data.settings, { placeholder: 'Search...', results_display: 'results', typo_tolerance: true });
       const nested = await server.call('POST', '/api/v1/integrations', {
         token,
         body: { type: 'search_box', name: 'Box 2', collection_ids: [docs], settings: { results_display: 'summary_results', placeholder: 'Ask…' } },
       });
-      assert.deepEqual(nested.body.data.settings, { placeholder: 'Ask…', results_display: 'summary_results' });
+      assert.deepEqual(nested.body.data.settings, { placeholder: 'Ask…', results_display: 'summary_results', typo_tolerance: true });
       const custom = await server.call('POST', '/api/v1/integrations', { token, body: { type: 'custom', name: 'C', collection_ids: [docs], label: 'Mine', persona: 'sales-assistant' } });
-      assert.deepEqual(custom.body.data.settings, { label: 'Mine' });
+      assert.deepEqual(custom.body.data.settings, { label: 'Mine', typo_tolerance: true });
     });
 
     it('validates type, enums, required fields and collection ownership', async () => {

@@ -28,11 +28,38 @@ export function parseSearchParams(raw: Record<string, unknown>): SearchParams {
     fail('sort', 'The sort field cannot be combined with boost.');
   }
 
-  if (raw.explain !== undefined && raw.explain !== 'true' && raw.explain !== 'false') fail('explain', 'The explain field must be true or false.');
+  const explain = parseFlag(raw.explain, 'explain', fail);
+  const typos = parseFlag(raw.typo_tolerance, 'typo_tolerance', fail);
 
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   const { page, perPage } = pageRequest(raw.page, raw.per_page, 50);
-  return { query, threshold, meta, boosts: boosts as Boost[], sorts: sorts as Sort[], page, perPage, explain: raw.explain === 'true' };
+  return {
+    query,
+    threshold,
+    meta,
+    boosts: boosts as Boost[],
+    sorts: sorts as Sort[],
+    page,
+    perPage,
+    explain: explain === true,
+    // A search box sends what is typed: a query not ending in a space ends in the word being typed.
+    typing: isTyping(raw.query),
+    typos,
+  };
+}
+
+/** Whether a query ends in the word being typed (not in a space). */
+export function isTyping(query: unknown): boolean {
+  return typeof query === 'string' && !/\s$/u.test(query);
+}
+
+/** An optional `true` / `false` parameter (undefined when absent). */
+export function parseFlag(value: unknown, name: string, fail: Fail): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true' || value === true) return true;
+  if (value === 'false' || value === false) return false;
+  fail(name, `The ${name} field must be true or false.`);
+  return undefined;
 }
 
 export type Fail = (field: string, message: string) => void;

@@ -39,11 +39,20 @@ export interface Db extends Queryable {
 }
 
 /**
- * Session settings for pgvector's HNSW scans, set on every connection: a candidate list of
- * 64 for the search's 50 nearest chunks, and iterative scans so metadata filters cannot
- * starve a result (pgvector ≥ 0.8). 64 rather than 100, measured (docs/SEARCH.md): at 100k
- * chunks on PostgreSQL the vector stage 2.8–3.1 → 2.5–2.6 ms and 8 clients 202–207 →
- * 216–217 searches/s, nDCG@10 of the bench's claims 0.684 → 0.685 (1M: 0.593 → 0.595),
- * SciFact's unchanged (0.729–0.730 with either).
+ * Session settings for searches, set on every connection.
+ *
+ * pgvector's HNSW scans: a candidate list of 64 for the search's 50 nearest chunks, and
+ * iterative scans so metadata filters cannot starve a result (pgvector ≥ 0.8). 64 rather than
+ * 100, measured (docs/SEARCH.md): at 100k chunks on PostgreSQL the vector stage 2.8–3.1 →
+ * 2.5–2.6 ms and 8 clients 202–207 → 216–217 searches/s, nDCG@10 of the bench's claims
+ * 0.684 → 0.685 (1M: 0.593 → 0.595), SciFact's unchanged (0.729–0.730 with either).
+ *
+ * pg_trgm's `%`, which finds a mistyped term's candidates in the dictionary: a similarity of
+ * 0.2 rather than 0.3, so a four-letter word with one letter changed inside ("tupe" and
+ * "type" share 2 of 8 trigrams: 0.25) is still a candidate; the edit distance decides.
  */
-export const HNSW_SETTINGS = { 'hnsw.ef_search': '64', 'hnsw.iterative_scan': 'relaxed_order' } as const;
+export const SEARCH_SETTINGS = {
+  'hnsw.ef_search': '64',
+  'hnsw.iterative_scan': 'relaxed_order',
+  'pg_trgm.similarity_threshold': '0.2',
+} as const;

@@ -1,13 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { parse, PGlite, protocol } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
+import { fuzzystrmatch } from '@electric-sql/pglite/contrib/fuzzystrmatch';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { lockDataDir } from './dataDirLock.js';
-import { HNSW_SETTINGS, type Db, type Queryable } from './db.js';
+import { SEARCH_SETTINGS, type Db, type Queryable } from './db.js';
 import { vectorLiteral } from './sql.js';
 
 /**
  * Opens the embedded PGlite database in `dataDir` (or in memory when `dataDir` is
- * undefined) with pgvector loaded. PGlite serialises queries itself; transactions hold
+ * undefined) with pgvector and the dictionary's extensions (pg_trgm, fuzzystrmatch, btree_gin:
+ * migration 022) loaded. PGlite serialises queries itself; transactions hold
  * its single connection until they finish.
  */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
@@ -16,13 +20,13 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   let pg: PGlite;
   try {
-    pg = await PGlite.create(dataDir, { extensions: { vector } });
+    pg = await PGlite.create(dataDir, { extensions: { vector, pg_trgm, fuzzystrmatch, btree_gin } });
   } catch (error) {
     unlock();
     throw error;
   }
   await pg.exec('CREATE EXTENSION IF NOT EXISTS vector');
-  for (const [name, value] of Object.entries(HNSW_SETTINGS)) await pg.query('SELECT set_config($1, $2, false)', [name, value]);
+  for (const [name, value] of Object.entries(SEARCH_SETTINGS)) await pg.query('SELECT set_config($1, $2, false)', [name, value]);
 
   const wrap = (q: Pick<PGlite, 'query'>): Queryable => ({
     async query<T>(sql: string, params: readonly unknown[] = []) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { HNSW_SETTINGS, type Db, type Queryable, type QueryOptions } from './db.js';
+import { SEARCH_SETTINGS, type Db, type Queryable, type QueryOptions } from './db.js';
 import { vectorBinary } from './sql.js';
 
 // Keep int8 and numeric as JS numbers where they fit: counts and ids here stay far below 2^53.
@@ -25,7 +25,7 @@ function statementName(sql: string): string {
 
 /** Connects a pool to a PostgreSQL server that has the `vector` extension available. */
 export async function openPostgres(url: string, max = 10): Promise<Db> {
-  const options = Object.entries(HNSW_SETTINGS).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+  const options = Object.entries(SEARCH_SETTINGS).map(([name, value]) => `-c ${name}=${value}`).join(' ');
   const pool = new pg.Pool({ connectionString: url, max, options });
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', () => {});

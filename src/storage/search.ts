@@ -1,5 +1,5 @@
 import type { Entry, JsonObject } from '../domain/model.js';
-import type { CandidateQuery, Candidates, ChunkScore, MetaFilter, SearchRepository } from '../domain/search/port.js';
+import type { CandidateQuery, Candidates, ChunkScore, LooseMatching, MatchKind, MetaFilter, SearchRepository, TermMatch } from '../domain/search/port.js';
 import type { Db, Queryable } from './db.js';
 import { idfSql, tfNormSql } from './bm25.js';
 import { entryColumns } from './sql.js';
@@ -82,19 +82,20 @@ export function createSearchRepository(db: Db): SearchRepository {
 }
 
 /**
- * The lexical pass's findings: each query term's idf (terms absent from the collections left
- * out), the collections' size and average chunk length, and the ids of the best chunks by BM25
- * as far as each term's best postings tell (scored exactly by `scored`).
+ * The lexical pass's findings: the terms the query's slots matched with their idf (terms
+ * absent from the collections left out), the collections' size and average chunk length, and
+ * the ids of the best chunks by BM25 as far as each term's best postings tell (scored exactly
+ * by `scored`).
  */
 interface LexicalCandidates {
-  idf: Map<string, number>;
+  matches: TermMatch[];
   avgdl: number;
   /** Chunks in the collections (0 when unknown). */
   chunkCount: number;
   chunkIds: number[];
 }
 
-const NO_LEXICAL: LexicalCandidates = { idf: new Map(), avgdl: 1, chunkCount: 0, chunkIds: [] };
+const NO_LEXICAL: LexicalCandidates = { matches: [], avgdl: 1, chunkCount: 0, chunkIds: [] };
 
 /**
  * A search's candidates in two statements: the lexical pass (run while the query is still
@@ -108,16 +109,16 @@ async function candidates(db: Db, organisationId: number, collectionIds: readonl
     lap('lexical');
     lap('embed');
     lap('vector');
-    return { chunks: [], idf: new Map() };
+    return { chunks: [], matches: [] };
   }
-  let found = query.terms.length > 0 ? await lexical(db, organisationId, collectionIds, query.terms, query.filters, query.limit) : NO_LEXICAL;
+  let found = query.terms.length > 0 ? await lexical(db, organisationId, collectionIds, query, query.limit) : NO_LEXICAL;
   if (query.extraChunkIds?.length) found = { ...found, chunkIds: [...new Set([...found.chunkIds, ...query.extraChunkIds])] };
   lap('lexical');
   const embedding = await query.embedding;
   lap('embed');
   const chunks = await scored(db, organisationId, collectionIds, { lexical: found, embedding, dims: query.dims }, query.filters, query.limit);
   lap('vector');
-  return { chunks, idf: found.idf };
+  return { chunks, matches: found.matches };
 }
 
 /**
@@ -148,57 +149,113 @@ function filterClause(filters: readonly MetaFilter[], params: unknown[], chunkId
 
 const clampLimit = (limit: number) => Math.max(1, Math.min(1000, Math.floor(limit)));
 
+/** Terms the word being typed begins that a search reads at most, the most frequent first. */
+export const PREFIX_TERMS = 8;
+/** Terms a mistyped query term matches at most, the fewest edits and then the most frequent first. */
+export const TYPO_TERMS = 4;
+
+const NO_LOOSE: LooseMatching = { prefix: null, typos: [], weights: { prefix: 0, typo: [0, 0] } };
+
 /**
- * The lexical pass in one statement: the collections' statistics, the query terms' idf, and
- * the best `limit` chunks by the sum of idf × impact over each term's best postings (every
- * posting when metadata filters may reject most of them). Impacts were computed at the
- * average length when written; `scored` recomputes exact BM25 for the chunks found.
+ * The lexical pass in one statement: the collections' statistics; the terms each query slot
+ * matches — its own term, the terms the word being typed begins (or the stems it begins
+ * with), and for a term found nowhere the terms within its edits (trigram candidates from
+ * the dictionary's index, confirmed by Levenshtein distance; adjacent transpositions looked
+ * up as they are) — with their idf; and the best `limit` chunks by the sum, over the slots,
+ * of the best weight × idf × impact among the slot's terms' best postings (every posting
+ * when metadata filters may reject most of them). Impacts were computed at the average length
+ * when written; `scored` recomputes exact BM25 for the chunks found.
  */
-async function lexical(
-  db: Queryable,
-  organisationId: number,
-  collectionIds: readonly string[],
-  terms: readonly string[],
-  filters: readonly MetaFilter[],
-  limit: number,
-): Promise<LexicalCandidates> {
-  // $1 organisation, $2 collections, $3 terms, then filters.
-  const params: unknown[] = [organisationId, collectionIds, terms];
+async function lexical(db: Queryable, organisationId: number, collectionIds: readonly string[], query: CandidateQuery, limit: number): Promise<LexicalCandidates> {
+  const { terms, filters } = query;
+  const loose = query.loose ?? NO_LOOSE;
+  const prefix = loose.prefix;
+  const typos = loose.typos;
+  const transpositions = typos.flatMap((t) => t.transpositions.map((v) => ({ term: v, slot: t.slot, source: t.term })));
+  const params: unknown[] = [
+    organisationId, // $1
+    collectionIds, // $2
+    terms, // $3: the query's terms, slot = position
+    prefix?.typed ?? null, // $4: the word being typed
+    prefix?.slot ?? 0, // $5: its slot
+    prefix?.stems ?? [], // $6: the stems it begins with
+    typos.map((t) => t.term), // $7: terms that may be mistyped
+    typos.map((t) => t.slot), // $8
+    typos.map((t) => t.edits), // $9
+    transpositions.map((t) => t.term), // $10
+    transpositions.map((t) => t.slot), // $11
+    transpositions.map((t) => t.source), // $12
+    [loose.weights.prefix, ...loose.weights.typo], // $13: weights of a prefix's match, a typo's of one and two edits
+  ];
   const passes = filterClause(filters, params, 'g.chunk_id');
   // With filters, a term's best postings may all be filtered out: read every posting then.
   const bound = filters.length > 0 ? '' : `ORDER BY p.impact DESC LIMIT ${postingsBudgetSql('w.idf', 'w.maxidf')}`;
-  const [row] = await db.query<{ terms: string[] | null; idfs: number[] | null; n: number; avgdl: number; ids: string[] | null }>(
+  const [row] = await db.query<{ matches: [string, number, MatchKind, number, number, number][] | null; n: number; avgdl: number; ids: string[] | null }>(
     `WITH cols AS (SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[])),
        s AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
                coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
              FROM collection_stats WHERE collection_id IN (SELECT id FROM cols)),
-       terms_idf AS (SELECT d.term, ${idfSql('s.n', 'd.df')} AS idf
-             FROM (SELECT term, sum(df)::float8 AS df FROM collection_terms
-                   WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[]) GROUP BY term) d, s
-             WHERE s.n > 0),
-       w AS (SELECT term, idf, max(idf) OVER () AS maxidf FROM terms_idf),
-       -- One index range per (collection, query term), best impact first; OFFSET 0 keeps the
-       -- planner from turning it into a scan of the whole collection.
+       -- Terms looked up as they are: the query's, the stems the word being typed begins with,
+       -- the transpositions of the terms that may be mistyped.
+       found AS (SELECT term, sum(df)::float8 AS df FROM collection_terms
+                 WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[] || $6::text[] || $10::text[]) GROUP BY term),
+       -- The terms the word being typed begins (a range in byte order), the most frequent first.
+       begun AS (SELECT b.term, sum(b.df)::float8 AS df
+                 FROM cols CROSS JOIN LATERAL (
+                   SELECT c.term, c.df FROM collection_terms c
+                   WHERE $4::text IS NOT NULL AND c.collection_id = cols.id
+                     AND c.term COLLATE "C" >= $4::text AND c.term COLLATE "C" < $4::text || chr(1114111) OFFSET 0) b
+                 WHERE b.term <> ALL($3::text[])
+                 GROUP BY b.term ORDER BY 2 DESC, 1 LIMIT ${PREFIX_TERMS}),
+       mistyped AS (SELECT q.term, q.slot, q.edits FROM unnest($7::text[], $8::int[], $9::int[]) AS q(term, slot, edits)
+                    WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.term = q.term)),
+       -- A mistyped term's candidates share trigrams with it (pg_trgm's %, the trigram index);
+       -- Levenshtein's distance confirms them.
+       near AS (SELECT m.slot, n.term, n.edits, n.df FROM mistyped m CROSS JOIN LATERAL (
+                  SELECT c.term, min(c.edits) AS edits, sum(c.df)::float8 AS df FROM cols CROSS JOIN LATERAL (
+                    SELECT t.term, t.df, levenshtein_less_equal(t.term, m.term, m.edits) AS edits FROM collection_terms t
+                    WHERE t.collection_id = cols.id AND t.term % m.term OFFSET 0) c
+                  WHERE c.edits <= m.edits GROUP BY c.term ORDER BY 2, 3 DESC, 1 LIMIT ${TYPO_TERMS}) n),
+       alts AS (SELECT q.term, (q.i - 1)::int AS slot, 'exact' AS kind, 0 AS edits, 1::float8 AS weight, f.df
+                FROM unnest($3::text[]) WITH ORDINALITY AS q(term, i) JOIN found f ON f.term = q.term
+                UNION ALL
+                SELECT term, $5::int, 'prefix', 0, ($13::float8[])[1], df FROM begun
+                UNION ALL
+                SELECT f.term, $5::int, 'prefix', 0, ($13::float8[])[1], f.df FROM found f
+                WHERE f.term = ANY($6::text[]) AND NOT EXISTS (SELECT 1 FROM begun)
+                UNION ALL
+                SELECT term, slot, 'typo', edits, ($13::float8[])[1 + edits], df FROM near
+                UNION ALL
+                SELECT v.term, v.slot, 'typo', 1, ($13::float8[])[2], f.df
+                FROM unnest($10::text[], $11::int[], $12::text[]) AS v(term, slot, source) JOIN found f ON f.term = v.term
+                WHERE EXISTS (SELECT 1 FROM mistyped m WHERE m.term = v.source)),
+       -- A term once a slot, at its best weight.
+       w AS (SELECT a.*, max(a.idf) OVER () AS maxidf FROM (
+               SELECT DISTINCT ON (slot, term) term, slot, kind, edits, weight, ${idfSql('s.n', 'df')} AS idf
+               FROM alts, s WHERE s.n > 0 ORDER BY slot, term, weight DESC) a),
+       -- One index range per (collection, term), best impact first; OFFSET 0 keeps the planner
+       -- from turning it into a scan of the whole collection. A slot counts its best term.
        lex AS (SELECT g.chunk_id FROM (
-                 SELECT p.chunk_id, sum(w.idf * p.impact) AS score
-                 FROM cols CROSS JOIN w CROSS JOIN LATERAL (
-                   SELECT p.chunk_id, p.impact FROM chunk_terms p
-                   WHERE p.collection_id = cols.id AND p.term = w.term ${bound} OFFSET 0) p
-                 GROUP BY p.chunk_id) g
+                 SELECT b.chunk_id, sum(b.best) AS score FROM (
+                   SELECT p.chunk_id, max(w.weight * w.idf * p.impact) AS best
+                   FROM cols CROSS JOIN w CROSS JOIN LATERAL (
+                     SELECT p.chunk_id, p.impact FROM chunk_terms p
+                     WHERE p.collection_id = cols.id AND p.term = w.term ${bound} OFFSET 0) p
+                   GROUP BY p.chunk_id, w.slot) b
+                 GROUP BY b.chunk_id) g
                WHERE true ${passes} ORDER BY g.score DESC LIMIT ${clampLimit(limit)})
-     SELECT (SELECT array_agg(term) FROM w) AS terms, (SELECT array_agg(idf) FROM w) AS idfs,
+     SELECT (SELECT json_agg(json_build_array(term, slot, kind, edits, weight, idf)) FROM w) AS matches,
        (SELECT n FROM s) AS n, (SELECT avgdl FROM s) AS avgdl, (SELECT array_agg(chunk_id) FROM lex) AS ids`,
     params,
     { prepare: filters.length === 0 },
   );
-  const idf = new Map<string, number>();
-  (row?.terms ?? []).forEach((term, i) => idf.set(term, Number(row!.idfs![i])));
-  return { idf, avgdl: Number(row?.avgdl ?? 1), chunkCount: Number(row?.n ?? 0), chunkIds: (row?.ids ?? []).map(Number) };
+  const matches = (row?.matches ?? []).map(([term, slot, kind, edits, weight, idf]) => ({ term, slot, kind, edits, weight: Number(weight), idf: Number(idf) }));
+  return { matches, avgdl: Number(row?.avgdl ?? 1), chunkCount: Number(row?.n ?? 0), chunkIds: (row?.ids ?? []).map(Number) };
 }
 
 /**
  * The candidates scored, in one statement: the best `limit` chunks by vector distance (HNSW
- * over the narrow chunk_vectors, with the session settings HNSW_SETTINGS of db.ts) and the
+ * over the narrow chunk_vectors, with the session settings SEARCH_SETTINGS of db.ts) and the
  * lexical pass's chunks; for each, the exact BM25 from primary-key probes of its postings
  * and the cosine. Every chunk is checked against the organisation and collections here,
  * whatever the lexical pass returned. No transaction: a concurrent write can at worst shift
@@ -214,16 +271,17 @@ async function scored(
 ): Promise<ChunkScore[]> {
   const dims = query.dims;
   if (!Number.isInteger(dims) || dims < 1 || dims > 4000) throw new Error(`Unsupported embedding dimension ${dims}`);
-  const idf = [...query.lexical.idf];
-  // $1 organisation, $2 collections, $3 query vector, $4 lexical chunks, $5 terms, $6 idfs, $7 avgdl, then filters.
+  const { matches } = query.lexical;
+  // $1 organisation, $2 collections, $3 query vector, $4 lexical chunks, $5 terms, $6 their weight × idf, $7 avgdl, $8 their slots, then filters.
   const params: unknown[] = [
     organisationId,
     collectionIds,
     db.vectorParam(query.embedding),
     query.lexical.chunkIds,
-    idf.map(([term]) => term),
-    idf.map(([, weight]) => weight),
+    matches.map((m) => m.term),
+    matches.map((m) => m.weight * m.idf),
     query.lexical.avgdl,
+    matches.map((m) => m.slot),
   ];
   const passes = filterClause(filters, params, 'v.chunk_id');
   const q = `$3::vector(${dims})`;
@@ -244,12 +302,16 @@ async function scored(
                 SELECT l.chunk_id, NULL FROM unnest($4::bigint[]) AS l(chunk_id)
                 WHERE NOT EXISTS (SELECT 1 FROM vec WHERE vec.chunk_id = l.chunk_id))
      SELECT c.id, c.entry_id,
-       -- Exact BM25: the candidate's postings (by primary key) joined to the query terms with
-       -- their idf, a correlated subquery so no planner reads the terms' whole posting lists
-       -- instead. The join hashes the terms once for every candidate; 'term = ANY(...)' made
-       -- each posting compare itself with every term (4.8 → 4.2 ms a search at 100k chunks).
-       coalesce((SELECT sum(q.idf * ${tfNormSql('t.tf', 't.length', '$7::float8')})
-                 FROM unnest($5::text[], $6::float8[]) AS q(term, idf) JOIN chunk_terms t ON t.chunk_id = cand.chunk_id AND t.term = q.term), 0) AS bm25,
+       -- Exact BM25: the candidate's postings (by primary key) joined to the matched terms with
+       -- their weight × idf, each slot counting its best, a correlated subquery so no planner
+       -- reads the terms' whole posting lists instead. The join hashes the terms once for every
+       -- candidate; 'term = ANY(...)' made each posting compare itself with every term (4.8 →
+       -- 4.2 ms a search at 100k chunks).
+       coalesce((SELECT sum(b.best) FROM (
+                   SELECT max(q.w * ${tfNormSql('t.tf', 't.length', '$7::float8')}) AS best
+                   FROM unnest($5::text[], $6::float8[], $8::int[]) AS q(term, w, slot)
+                     JOIN chunk_terms t ON t.chunk_id = cand.chunk_id AND t.term = q.term
+                   GROUP BY q.slot) b), 0) AS bm25,
        -- A chunk of another dimension (another model's, until lore reindex) has no cosine: 0.
        coalesce(1 - coalesce(cand.distance, (SELECT v.embedding <=> ${q} FROM chunk_vectors v WHERE v.chunk_id = cand.chunk_id AND v.dims = ${dims})), 0) AS cosine
      FROM cand JOIN chunks c ON c.id = cand.chunk_id AND c.organisation_id = $1 AND c.collection_id = ANY($2::uuid[])`,

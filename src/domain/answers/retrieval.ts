@@ -5,7 +5,7 @@
 import type { Integration, Scope } from '../model.js';
 import type { SearchRepository } from '../search/port.js';
 import type { Ranked } from '../search/ranking.js';
-import type { Passage, SearchService } from '../search/service.js';
+import { typoTolerance, type Passage, type SearchService } from '../search/service.js';
 
 export interface RetrieveParams {
   /** The question; for chat, earlier context may follow as `context`. */
@@ -64,7 +64,8 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
     const { page } = params;
     const pageChunks = page ? await deps.pageChunks(scope, integration.collection_ids, pageKey(page.url), PAGE_CHUNKS) : [];
     // With a page, candidates down to what the largest bonus can lift over the threshold.
-    const base = { threshold: page ? Math.max(0, params.threshold - PAGE_BONUS.section) : params.threshold, meta: [], boosts: [], sorts: [] };
+    // Questions are asked whole (no word being typed); their typos are corrected as the integration's searches are.
+    const base = { threshold: page ? Math.max(0, params.threshold - PAGE_BONUS.section) : params.threshold, meta: [], boosts: [], sorts: [], typos: typoTolerance(integration) };
     const queries = params.context ? [params.query, `${params.context} ${params.query}`] : [params.query];
     const rankings = await Promise.all(queries.map((query) => search.rank(scope, integration.collection_ids, { ...base, query }, { extraChunkIds: pageChunks })));
     const best = new Map<string, Ranked>();

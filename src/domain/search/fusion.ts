@@ -9,7 +9,7 @@
  * similarity is their weighted mean, so a strong match on either signal alone can pass 0.4.
  * An entry ranks by its best chunk.
  */
-import type { Calibration, ChunkScore, CosineRange } from './port.js';
+import type { Calibration, ChunkScore, CosineRange, TermMatch } from './port.js';
 import type { RankingFields, Ranked } from './ranking.js';
 
 export type SearchMode = 'hybrid' | 'lexical' | 'vector';
@@ -39,10 +39,14 @@ export interface Scoring {
   range: CosineRange;
 }
 
-/** The candidates of a query in `language` with the query terms' idf, ready to fuse. */
-export function scoring(chunks: readonly ChunkScore[], terms: readonly string[], idf: ReadonlyMap<string, number>, language: string, calibration: Calibration): Scoring {
-  // Normaliser: every query term present once in a chunk of average length.
-  const ideal = [...idf.values()].reduce((sum, w) => sum + w, 0) + unknownTermsWeight(terms, idf);
+/**
+ * The candidates of a query in `language` with the terms its `slots` matched, ready to fuse.
+ * The BM25 normaliser counts each slot at its best match (weight × idf), as chunks are scored.
+ */
+export function scoring(chunks: readonly ChunkScore[], slots: number, matches: readonly TermMatch[], language: string, calibration: Calibration): Scoring {
+  const best = new Map<number, number>();
+  for (const m of matches) best.set(m.slot, Math.max(best.get(m.slot) ?? 0, m.weight * m.idf));
+  const ideal = [...best.values()].reduce((sum, w) => sum + w, 0) + unknownSlotsWeight(slots, best);
   return { chunks, ideal, weight: calibration.lexicalWeight(language), range: calibration.cosineRange(language) };
 }
 
@@ -79,12 +83,12 @@ export function explain(found: Scoring, ranked: readonly Ranked[]): Map<number, 
   return parts;
 }
 
-/** Query terms absent from the index still count in the normaliser, at the highest idf seen. */
-function unknownTermsWeight(terms: readonly string[], idf: ReadonlyMap<string, number>): number {
-  const missing = terms.filter((t) => !idf.has(t)).length;
-  if (missing === 0 || idf.size === 0) return 0;
-  // Several language variants of one word inflate `terms`; count at most half of them.
-  return Math.min(missing, Math.ceil(terms.length / 2)) * Math.max(...idf.values()) * 0.5;
+/** Query slots that matched nothing still count in the normaliser, at the highest weight seen. */
+function unknownSlotsWeight(slots: number, best: ReadonlyMap<number, number>): number {
+  const missing = slots - best.size;
+  if (missing <= 0 || best.size === 0) return 0;
+  // Several language variants of one word inflate the slots; count at most half of them.
+  return Math.min(missing, Math.ceil(slots / 2)) * Math.max(...best.values()) * 0.5;
 }
 
 /** A chunk's calibrated signals in [0, 1]. */

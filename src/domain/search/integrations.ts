@@ -11,11 +11,13 @@ export const RESULTS_DISPLAYS = ['results', 'summary', 'summary_results'] as con
 
 /** The settings each type keeps, with their defaults (SPEC.md "Integration" write fields). */
 const SETTINGS: Record<IntegrationType, Record<string, unknown>> = {
-  chatbot: { welcome_message: null, instructions: null, persona: 'customer-support', unknown_answer_message: null },
-  search_box: { placeholder: 'Search...', results_display: 'results' },
-  custom: { label: null },
+  chatbot: { welcome_message: null, instructions: null, persona: 'customer-support', unknown_answer_message: null, typo_tolerance: true },
+  search_box: { placeholder: 'Search...', results_display: 'results', typo_tolerance: true },
+  custom: { label: null, typo_tolerance: true },
 };
 const ENUMS: Record<string, readonly string[]> = { persona: PERSONAS, results_display: RESULTS_DISPLAYS };
+/** Settings that are true or false: `typo_tolerance`, the searches' default for correcting typos (service.ts typoTolerance). */
+const FLAGS = new Set(['typo_tolerance']);
 
 /** An integration write as the API accepts it: settings at the top level or in `settings`. */
 export interface IntegrationInput {
@@ -123,6 +125,7 @@ function settingsFor(type: IntegrationType, base: Record<string, unknown>, input
     if (allowed && !allowed.includes(value as string)) {
       errors[key] = [`The selected ${key} is invalid; use one of: ${allowed.join(', ')}.`];
     }
+    if (FLAGS.has(key) && typeof value !== 'boolean') errors[key] = [`The ${key} field must be true or false.`];
     settings[key] = value;
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);

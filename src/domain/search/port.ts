@@ -26,16 +26,60 @@ export type MetaFilter =
 export interface ChunkScore {
   chunkId: number;
   entryId: string;
-  /** Raw BM25 score (0 when no query term occurs in the chunk). */
+  /**
+   * Raw BM25 score (0 when no query term occurs in the chunk): over the query's slots, each
+   * slot's best match, its BM25 times the match's weight.
+   */
   bm25: number;
   /** Cosine similarity of the chunk and query embeddings. */
   cosine: number;
 }
 
+/**
+ * How a query's words may also match terms other than their own (search as people type,
+ * docs/SEARCH.md "Prefixes and typos"). Each query term is a slot, numbered as in `terms`; a
+ * slot scores by the best of what it matched, so a word matching three terms counts once.
+ */
+export interface LooseMatching {
+  /**
+   * The word being typed (the query's last, when the query does not end in a space), lower-cased
+   * and folded but not stemmed: it also matches the terms it begins (the most frequent first,
+   * a bounded number), or, when it begins none, the `stems` it begins with (a word typed past
+   * its stem: "configura" → "configur"). `slot` is its term's (or one past the terms).
+   */
+  prefix: { typed: string; slot: number; stems: readonly string[] } | null;
+  /**
+   * Query terms that may be mistyped: when one is in none of the collections, it matches their
+   * terms within `edits` edits, a transposition counting as one (`transpositions` are its
+   * adjacent swaps, looked up as they are).
+   */
+  typos: readonly { term: string; slot: number; edits: 1 | 2; transpositions: readonly string[] }[];
+  /** What a match counts for beside an exact one (1), by kind: the word being typed's, a typo's of one edit and of two. */
+  weights: { prefix: number; typo: readonly [number, number] };
+}
+
+/** How a query slot matched a term of the collections. */
+export type MatchKind = 'exact' | 'prefix' | 'typo';
+
+/** A term of the collections a query slot matched, with its BM25 weight. */
+export interface TermMatch {
+  term: string;
+  slot: number;
+  kind: MatchKind;
+  /** Edits between the query's term and this one (0 but for typos). */
+  edits: number;
+  /** BM25 idf in the collections. */
+  idf: number;
+  /** What a match counts for beside an exact one (1): less for a prefix's or a typo's. */
+  weight: number;
+}
+
 /** A search's query as storage finds and scores its candidates. */
 export interface CandidateQuery {
-  /** The analysed query terms (none: no lexical pass). */
+  /** The analysed query terms, each its own slot (none: no lexical pass). */
   terms: readonly string[];
+  /** What else the terms may match (nothing when absent). */
+  loose?: LooseMatching;
   /**
    * The query's embedding, awaited once the lexical pass is done: it is computed meanwhile,
    * beside the lexical pass, which does not need it. Its rejection is the search's.
@@ -51,10 +95,10 @@ export interface CandidateQuery {
   lap?: (stage: string) => void;
 }
 
-/** A search's candidates, each scored on both signals, and each query term's BM25 weight (idf; terms absent from the collections left out). */
+/** A search's candidates, each scored on both signals, and the terms its slots matched (terms absent from the collections left out). */
 export interface Candidates {
   chunks: ChunkScore[];
-  idf: Map<string, number>;
+  matches: TermMatch[];
 }
 
 /** Cosines mapped linearly from [cosFloor, cosCeil] to [0, 1]. */

@@ -2,7 +2,8 @@
 import { LRUCache } from 'lru-cache';
 import { UnavailableError } from '../errors.js';
 import { EmbedderError, type Embedder } from '../ingestion/port.js';
-import { analyze, detectLanguage } from '../ingestion/text/tokenize.js';
+import { analyze, analyzedWords, detectLanguage, isMistypeable, typedWord } from '../ingestion/text/tokenize.js';
+import type { LooseMatching } from './port.js';
 
 /**
  * The query's BM25 terms and its language. A query is analysed in its detected language;
@@ -42,4 +43,72 @@ export function queryEmbedder(embedder: Embedder, cacheSize: number): (query: st
     cache?.set(query, embedding);
     return embedding;
   };
+}
+
+/**
+ * What a match counts for beside an exact one: a term the word being typed begins, and a term
+ * one or two edits from a query term found nowhere. Below 1, so an exact match always
+ * outranks them (docs/SEARCH.md "Prefixes and typos").
+ */
+export const LOOSE_WEIGHTS = { prefix: 0.6, typo: [0.6, 0.35] as const };
+
+/** The word being typed needs this many letters to match the terms it begins ("po" does, "p" does not). */
+const MIN_PREFIX = 2;
+/** A term of this many letters may hold one typo, of TWO_TYPOS two (as Algolia counts). */
+const ONE_TYPO = 4;
+const TWO_TYPOS = 8;
+
+/**
+ * How the query's words may match more than their own terms (port.ts LooseMatching): the word
+ * being typed — the last, when `typing` (the query did not end in a space) — the terms it
+ * begins; and with `typos`, each term of letters only (no digits, `_`, not in a script written
+ * without spaces, where an edit is another word) whose word has four letters or more the terms
+ * within one edit, eight or more two, when it is found nowhere. Edits are counted between
+ * terms (stems: "pasword" → "password"); a transposition is made in the word as typed and
+ * analysed again ("recieve" → "receive" → "receiv"), so it counts as one edit whatever the
+ * stemmer makes of the typo.
+ */
+export function looseMatching(query: string, terms: readonly string[], language: string, options: { typing: boolean; typos: boolean }): LooseMatching {
+  const typed = options.typing ? typedWord(query, language) : null;
+  let prefix: LooseMatching['prefix'] = null;
+  if (typed !== null && [...typed].length >= MIN_PREFIX) {
+    const own = analyze(typed, language).terms.find((t) => terms.includes(t));
+    const slot = own === undefined ? terms.length : terms.indexOf(own);
+    // A word typed past its stem ("listin", stem "list") begins no term: its stems do.
+    const letters = [...typed];
+    const stems = [];
+    for (let n = Math.max(4, Math.ceil(letters.length / 2)); n < letters.length; n++) stems.push(letters.slice(0, n).join(''));
+    prefix = { typed, slot, stems };
+  }
+  const typos: Mutable<LooseMatching['typos']> = [];
+  if (options.typos) {
+    const seen = new Set<string>();
+    for (const word of analyzedWords(query, language)) {
+      const letters = [...query.slice(word.start, word.end).toLowerCase()];
+      if (letters.length < ONE_TYPO) continue;
+      for (const term of word.terms) {
+        const slot = terms.indexOf(term);
+        if (slot < 0 || seen.has(term) || !isMistypeable(term)) continue;
+        seen.add(term);
+        const transpositions = new Set(transpositionsOf(letters).flatMap((variant) => analyze(variant, language).terms.slice(0, 1)));
+        transpositions.delete(term);
+        typos.push({ term, slot, edits: letters.length >= TWO_TYPOS ? 2 : 1, transpositions: [...transpositions] });
+      }
+    }
+  }
+  return { prefix, typos, weights: LOOSE_WEIGHTS };
+}
+
+type Mutable<T> = T extends readonly (infer U)[] ? U[] : never;
+
+/** The words made by swapping two adjacent, different letters (a typo of one edit in Damerau's count). */
+function transpositionsOf(letters: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < letters.length; i++) {
+    if (letters[i] === letters[i + 1] || !/\p{L}/u.test(letters[i]!) || !/\p{L}/u.test(letters[i + 1]!)) continue;
+    const swapped = [...letters];
+    [swapped[i], swapped[i + 1]] = [swapped[i + 1]!, swapped[i]!];
+    out.push(swapped.join(''));
+  }
+  return out;
 }

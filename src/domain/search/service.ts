@@ -5,12 +5,12 @@
  * recorded for analytics. Answers rank with it too (answers/retrieval.ts).
  */
 import type { IntegrationService } from './integrations.js';
-import type { Entry, Scope } from '../model.js';
+import type { Entry, Integration, Scope } from '../model.js';
 import type { Embedder } from '../ingestion/port.js';
 import type { Calibration, MetaFilter, SearchRecorder, SearchRepository } from './port.js';
 import { applyBoosts, applySorts, type Boost, type Ranked, type Sort } from './ranking.js';
 import { explain, fuse, round, scoring, SUMMARISABLE_SIMILARITY, type ScoreParts, type Scoring, type SearchMode } from './fusion.js';
-import { analyseQuery, queryEmbedder } from './query.js';
+import { analyseQuery, looseMatching, queryEmbedder } from './query.js';
 import { snippet } from './snippet.js';
 import { isVagueQuery } from '../ingestion/text/questionWords.js';
 
@@ -26,6 +26,16 @@ export interface SearchParams {
   perPage: number;
   /** Also give each hit's signals (`score_breakdown.lexical`, `vector`, `bm25`, `cosine`): the console's playground. */
   explain?: boolean;
+  /**
+   * The query is being typed (it did not end in a space): its last word also matches the
+   * terms it begins. Default false (a question asked whole).
+   */
+  typing?: boolean;
+  /**
+   * A query term found nowhere also matches the terms one or two edits from it. Default: the
+   * integration's `typo_tolerance` setting in `search`, true in `rank`.
+   */
+  typos?: boolean;
 }
 
 export interface SearchHit extends Entry {
@@ -78,7 +88,7 @@ export interface Passage {
 }
 
 /** What a ranking is asked. */
-export type RankParams = Pick<SearchParams, 'query' | 'threshold' | 'meta' | 'boosts' | 'sorts' | 'explain'>;
+export type RankParams = Pick<SearchParams, 'query' | 'threshold' | 'meta' | 'boosts' | 'sorts' | 'explain' | 'typing' | 'typos'>;
 
 export interface Ranking {
   ranked: Ranked[];
@@ -109,7 +119,12 @@ export interface SearchService {
    * candidate set (the BM25 top 50 and the vector top 50, as every search uses), at
    * threshold 0. The same rankings as three searches in those modes, for a third of the work.
    */
-  compareModes(scope: Scope, integrationId: string, query: string): Promise<Record<SearchMode, { entryId: string; similarity: number }[]>>;
+  compareModes(scope: Scope, integrationId: string, query: string, options?: Pick<SearchParams, 'typing' | 'typos'>): Promise<Record<SearchMode, { entryId: string; similarity: number }[]>>;
+}
+
+/** The integration's default for `typos` (its `typo_tolerance` setting; on unless set false). */
+export function typoTolerance(integration: Integration): boolean {
+  return integration.settings.typo_tolerance !== false;
 }
 
 export function createSearchService(deps: {
@@ -131,15 +146,25 @@ export function createSearchService(deps: {
     scope: Scope,
     collectionIds: readonly string[],
     query: string,
-    options: { meta?: readonly MetaFilter[]; lexical?: boolean; extraChunkIds?: readonly number[]; embedding?: Promise<Float32Array>; lap?: (stage: string) => void },
+    options: {
+      meta?: readonly MetaFilter[];
+      lexical?: boolean;
+      typing?: boolean;
+      typos?: boolean;
+      extraChunkIds?: readonly number[];
+      embedding?: Promise<Float32Array>;
+      lap?: (stage: string) => void;
+    },
   ): Promise<{ found: Scoring; terms: string[] }> {
     // The query is embedded from the start, beside the lexical pass, which does not need it.
     const embedding = options.embedding ?? embedQuery(query);
     embedding.catch(() => {}); // awaited by storage; a failure must not go unhandled meanwhile
     const { terms, language } = await analyseQuery(query, () => (collectionIds.length ? search.languages(scope, collectionIds) : Promise.resolve([])));
+    const loose = looseMatching(query, terms, language, { typing: options.typing ?? false, typos: options.typos ?? true });
     options.lap?.('terms');
-    const { chunks, idf } = await search.candidates(scope, collectionIds, {
+    const { chunks, matches } = await search.candidates(scope, collectionIds, {
       terms: options.lexical === false ? [] : terms,
+      loose,
       embedding,
       dims: embedder.dimensions,
       filters: options.meta ?? [],
@@ -147,7 +172,9 @@ export function createSearchService(deps: {
       extraChunkIds: options.extraChunkIds,
       lap: options.lap,
     });
-    return { found: scoring(chunks, terms, idf, language, calibration), terms };
+    const slots = terms.length + (loose.prefix?.slot === terms.length ? 1 : 0);
+    // Snippets mark what matched: the query's terms, and the terms a prefix or typo matched.
+    return { found: scoring(chunks, slots, matches, language, calibration), terms: [...new Set([...terms, ...matches.map((m) => m.term)])] };
   }
 
   /** Candidates scored, fused, cut at the threshold and ordered (boosts and sorts applied). */
@@ -158,7 +185,7 @@ export function createSearchService(deps: {
     options: { mode?: SearchMode; extraChunkIds?: readonly number[]; embedding?: Promise<Float32Array>; lap?: (stage: string) => void } = {},
   ): Promise<Ranking> {
     const mode = options.mode ?? 'hybrid';
-    const { found, terms } = await find(scope, collectionIds, params.query, { ...options, meta: params.meta, lexical: mode !== 'vector' });
+    const { found, terms } = await find(scope, collectionIds, params.query, { ...options, meta: params.meta, lexical: mode !== 'vector', typing: params.typing, typos: params.typos });
     let ranked = fuse(found, mode, params.threshold);
     if (params.boosts.length > 0 || params.sorts.length > 0) {
       // Only boosts and sorts need metadata, and only they read it for every candidate.
@@ -198,7 +225,7 @@ export function createSearchService(deps: {
       embedding.catch(() => {});
       const integration = await integrations.getActive(scope, integrationId);
       lap('integration');
-      const { ranked, terms, parts } = await rank(scope, integration.collection_ids, params, { mode: options.mode, embedding, lap });
+      const { ranked, terms, parts } = await rank(scope, integration.collection_ids, { ...params, typos: params.typos ?? typoTolerance(integration) }, { mode: options.mode, embedding, lap });
       const pageItems = ranked.slice((params.page - 1) * params.perPage, params.page * params.perPage);
       const hits = (await passages(scope, pageItems, terms, parts)).map((p) => p.hit);
       lap('hydrate');
@@ -230,9 +257,9 @@ export function createSearchService(deps: {
     rank: (scope, collectionIds, params, options) => rank(scope, collectionIds, params, options),
     passages: (scope, items, terms) => passages(scope, items, terms),
 
-    async compareModes(scope, integrationId, query) {
+    async compareModes(scope, integrationId, query, options = {}) {
       const integration = await integrations.getActive(scope, integrationId);
-      const { found } = await find(scope, integration.collection_ids, query, {});
+      const { found } = await find(scope, integration.collection_ids, query, { typing: options.typing, typos: options.typos ?? typoTolerance(integration) });
       const ids = (mode: SearchMode) => fuse(found, mode, 0).map((r) => ({ entryId: r.entryId, similarity: r.similarity }));
       return { lexical: ids('lexical'), vector: ids('vector'), hybrid: ids('hybrid') };
     },

@@ -38,6 +38,19 @@ export const AnalyticsFlag = Type.Object({
   })),
 }, { additionalProperties: true });
 
+/** Search parameters documented beside the description's list: how the query's words match. */
+export const SearchFlags = {
+  typo_tolerance: Type.Optional(Type.Unsafe<'true' | 'false'>({
+    type: 'string',
+    enum: ['true', 'false'],
+    description:
+      'A query word found in none of the collections also matches the words one edit from it (four letters or more) or two (eight or more), ' +
+      'transpositions counting as one; never words with digits or `_`, nor Chinese, Japanese or Thai. Exact matches rank first. ' +
+      'Default: the integration’s `typo_tolerance` setting (true unless set false); false matches words exactly. ' +
+      'Independently, a query not ending in a space ends in the word being typed, which also matches the words it begins.',
+  })),
+};
+
 /**
  * The stages of a search as a Server-Timing header (`lexical;dur=3.9, vector;dur=5.3, …`):
  * browsers' developer tools and the benchmark read where a search's time went.

@@ -16,6 +16,7 @@ const settingFields = {
   placeholder: Type.Optional(Type.String({ maxLength: 200 })),
   results_display: Type.Optional(Type.String({ maxLength: 50 })),
   label: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  typo_tolerance: Type.Optional(Type.Boolean({ description: 'Searches correct typos unless they ask otherwise (typo_tolerance); default true.' })),
 };
 
 const commonFields = {

@@ -16,7 +16,7 @@ import { bearer } from '../auth.js';
 import { bearerCors, loadWidget, pageOrigin, preflightCors, preflightHeaders, widgetCors } from '../widgetAuth.js';
 import { WidgetConfig } from '../widgetSchemas.js';
 import { ChatBody, ChatResponse, failures, respondChat, respondSummary, SummaryResponse } from '../presenters/answers.js';
-import { presentSearch, SearchResponse, serverTiming } from '../presenters/search.js';
+import { presentSearch, SearchFlags, SearchResponse, serverTiming } from '../presenters/search.js';
 
 const Params = Type.Object({ organisation: Type.String({ maxLength: 64 }), widget: Type.String({ maxLength: 64 }) });
 const SessionId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
@@ -126,7 +126,7 @@ export function widgetApiRoutes(app: App): void {
       tags,
       summary: 'Search through a search widget (integration search parameters, plus session_id)',
       params: Params,
-      querystring: Type.Object({ session_id: Type.Optional(SessionId) }, { additionalProperties: true }),
+      querystring: Type.Object({ session_id: Type.Optional(SessionId), ...SearchFlags }, { additionalProperties: true }),
       response: { 200: Type.Object({ ...SearchResponse.properties, session_id: Type.String() }), 403: Message, 503: Message, ...errorResponses },
     },
   }, async (request, reply) => {

@@ -449,6 +449,28 @@ export function* analyzedWords(text: string, language: Language): Generator<{ st
   }
 }
 
+/** A run of letters and digits ending the text (the last piece of its last word). */
+const LAST_PIECE = /[\p{L}\p{M}\p{N}]+$/u;
+
+/**
+ * The word being typed at the end of `text`: its last piece (words split at hyphens, dots,
+ * apostrophes and underscores, as `analyze` splits them), lower-cased and folded as terms are,
+ * not stemmed — what the terms it may begin start with. Null when the text ends in anything
+ * else (a space, punctuation), or the piece is a number or in a script written without spaces.
+ */
+export function typedWord(text: string, language: Language): string | null {
+  const raw = LAST_PIECE.exec(text)?.[0];
+  if (!raw || NUMBER.test(raw) || DICTIONARY_SCRIPT.test(raw) || HANGUL.test(raw)) return null;
+  const p = pipelineFor(language);
+  const word = fold(lower(ASCII.test(raw) ? raw : nfkc(raw), p.turkic), p.keepMarks);
+  return word.length > 0 && word.length <= MAX_TERM ? word : null;
+}
+
+/** Whether `term` is a word an edit may have mistyped: letters only (no digits, `_` or dots), not in a script written without spaces. */
+export function isMistypeable(term: string): boolean {
+  return /^[\p{L}\p{M}]+$/u.test(term) && !DICTIONARY_SCRIPT.test(term) && !HANGUL.test(term);
+}
+
 /** The terms of one regex word, from the pipeline's cache when it was seen before. */
 function cachedEntry(raw: string, p: Pipeline): Entry {
   let entry = p.cache.get(raw);

@@ -1,0 +1,107 @@
+/**
+ * Search as people type, over HTTP on both backends: the word being typed matches the words it
+ * begins, a word found nowhere matches the words one or two edits from it, exact matches rank
+ * first, and `typo_tolerance` (the request's, else the integration's) turns typos off. The
+ * embedder is constant, so every ranking here is the lexical side's.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { backends, constantEmbedder, startServer, type TestServer } from './helpers.js';
+
+const ARTICLES = [
+  { source_id: 'reset', title: 'Account access', raw_text: 'Open Settings, then Security, and choose Reset password. A reset link arrives by e-mail within five minutes.' },
+  { source_id: 'invoices', title: 'Billing history', raw_text: 'Invoices are listed under Billing and History. Each invoice can be downloaded as a PDF file.' },
+  { source_id: 'cancel', title: 'Plans', raw_text: 'To cancel your subscription go to Billing and press Cancel plan. Refunds for the unused period are prorated.' },
+  { source_id: 'card', title: 'Payment', raw_text: 'Pay by card: every major card is accepted at checkout.' },
+  { source_id: 'cardinal', title: 'Birds', raw_text: 'The cardinal is a songbird of the Americas.' },
+  { source_id: 'gene', title: 'Genes', raw_text: 'The p53 gene and the max_len setting of the sequencer.' },
+  { source_id: 'zh', title: '数据库', raw_text: '数据库备份每天运行一次。' },
+];
+
+interface Hit { source_id: string; snippet: string; score_breakdown: { bm25: number; similarity: number } }
+
+for (const backend of backends()) {
+  describe(`search as people type [${backend}]`, () => {
+    let server: TestServer;
+    let token: string;
+    let collection: string;
+    let integration: string;
+    const search = async (query: string, extra = ''): Promise<Hit[]> => {
+      const res = await server.call('GET', `/api/v1/integrations/${integration}/search?query=${encodeURIComponent(query)}&threshold=0&explain=true${extra}`, { token });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.data;
+    };
+    /** The hits the query's words found (BM25 above 0), best first. */
+    const lexical = async (query: string, extra = '') => (await search(query, extra)).filter((h) => h.score_breakdown.bm25 > 0);
+    const ids = (hits: Hit[]) => hits.map((h) => h.source_id);
+
+    before(async () => {
+      server = await startServer(backend, { embedder: constantEmbedder });
+      token = (await server.createOrg('Acme')).token;
+      collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Help' } })).body.data.id;
+      const res = await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries: ARTICLES.map((a) => ({ source_type: 'article', ...a })) } });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Box', collection_ids: [collection] } })).body.data.id;
+    });
+    after(() => server.close());
+
+    it('matches the words the word being typed begins, and marks them in the snippet', async () => {
+      const hits = await lexical('reset passw');
+      assert.equal(hits[0]?.source_id, 'reset');
+      assert.match(hits[0]!.snippet, /<mark>password<\/mark>/);
+      assert.deepEqual(ids(await lexical('subscr')), ['cancel']);
+      assert.deepEqual(ids(await lexical('histor')), ['invoices']); // "history" is indexed as "histori"
+      // A word typed past its stem: "listin(g)" begins no term, but "list" ("listed") begins it.
+      assert.deepEqual(ids(await lexical('listin')), ['invoices']);
+    });
+
+    it('does not expand a word followed by a space, nor a single letter', async () => {
+      assert.deepEqual(ids(await lexical('subscr ')), []);
+      assert.deepEqual(ids(await lexical('s')), []);
+    });
+
+    it('ranks an exact match above the words a prefix begins', async () => {
+      const hits = await lexical('card');
+      assert.deepEqual(ids(hits), ['card', 'cardinal']);
+      assert.ok(hits[0]!.score_breakdown.similarity > hits[1]!.score_breakdown.similarity);
+      // Complete words ("card " with its space) match exactly only.
+      assert.deepEqual(ids(await lexical('card ')), ['card']);
+    });
+
+    it('corrects a word found nowhere: an edit, a transposition, two edits in a long word', async () => {
+      assert.deepEqual(ids(await lexical('pasword ')), ['reset']); // one letter dropped
+      const swapped = await lexical('invocies ');
+      assert.deepEqual(ids(swapped), ['invoices']); // two letters swapped: one edit
+      assert.match(swapped[0]!.snippet, /<mark>Invoices<\/mark>/);
+      assert.deepEqual(ids(await lexical('suscribtion ')), ['cancel']); // eleven letters: "suscrib" is two edits from "subscrip"
+      assert.deepEqual(ids(await lexical('suscrbtion ')), [], 'more edits than two');
+      assert.deepEqual(ids(await lexical('rfeunds ')), ['cancel']);
+    });
+
+    it('leaves words under four letters and words with digits as typed', async () => {
+      assert.deepEqual(ids(await lexical('crad ')), ['card'], 'four letters: one edit');
+      assert.deepEqual(ids(await lexical('cad ')), []);
+      assert.deepEqual(ids(await lexical('p35 ')), []);
+      assert.deepEqual(ids(await lexical('p53 ')), ['gene']);
+    });
+
+    it('turns typos off with typo_tolerance=false, and by the integration’s default', async () => {
+      assert.deepEqual(ids(await lexical('pasword ', '&typo_tolerance=false')), []);
+      const patched = await server.call('PATCH', `/api/v1/integrations/${integration}`, { token, body: { typo_tolerance: false } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      assert.equal(patched.body.data.settings.typo_tolerance, false);
+      try {
+        assert.deepEqual(ids(await lexical('pasword ')), []);
+        assert.deepEqual(ids(await lexical('pasword ', '&typo_tolerance=true')), ['reset']);
+        // Prefixes are not typos: the word being typed still matches what it begins.
+        assert.deepEqual(ids(await lexical('subscr')), ['cancel']);
+      } finally {
+        await server.call('PATCH', `/api/v1/integrations/${integration}`, { token, body: { typo_tolerance: true } });
+      }
+      const bad = await server.call('GET', `/api/v1/integrations/${integration}/search?query=x&typo_tolerance=maybe`, { token });
+      assert.equal(bad.status, 422);
+      const badSetting = await server.call('PATCH', `/api/v1/integrations/${integration}`, { token, body: { typo_tolerance: 'no' } });
+      assert.equal(badSetting.status, 422);
+    });
+  });
+}
