@@ -17,6 +17,7 @@
  *   npm run bench:search                                         # 100k chunks, both backends
  *   npm run bench:search -- --chunks 10000 --backends postgres --reuse
  *   npm run bench:search -- --chunks 1000000 --backends postgres --baseline off --reuse
+ *   npm run bench:search -- --forms --backends postgres --baseline off --reuse   # claims as typed (bench:typing's forms)
  *
  * `--reuse` keeps the ingested data between runs (PostgreSQL database lore_bench_search_<N>,
  * PGlite folder bench/results/.data/pglite-<N>). Corpus vectors are computed with the real
@@ -40,6 +41,7 @@ import { cachingEmbedder } from './embeddingCache.js';
 import { freshDatabase, MASTER_KEY, percentile, postgresCpuSeconds, postgresMemory, serveLore, startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
 import { qrels as readQrels } from './relevance.js';
+import { FORMS, forms } from './typedForms.js';
 
 const { values } = parseArgs({
   options: {
@@ -51,6 +53,7 @@ const { values } = parseArgs({
     backends: { type: 'string', default: 'postgres,pglite' },
     baseline: { type: 'string', default: 'on' },
     reuse: { type: 'boolean', default: false },
+    forms: { type: 'boolean', default: false },
     pg: { type: 'string', default: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     data: { type: 'string', default: path.resolve('../shared/data/scifact') },
   },
@@ -67,7 +70,14 @@ const BULK = 200_000;
 
 interface Doc { _id: string; title: string; text: string }
 const docs = jsonl<Doc>(path.join(values.data, 'corpus.jsonl'));
-const claims = jsonl<{ _id: string; text: string }>(path.join(values.data, 'queries.jsonl'));
+/**
+ * The claims as asked: as written, or with --forms as typed into a search box — each claim in
+ * one of bench:typing's four forms in turn (as written, last word cut, a typo, both), so a
+ * quarter of the searches expand a prefix, a quarter correct a typo and a quarter do both.
+ */
+const claims = jsonl<{ _id: string; text: string }>(path.join(values.data, 'queries.jsonl')).map((c, i) =>
+  values.forms ? { ...c, text: forms(c._id, c.text, 'en')[FORMS[i % FORMS.length]!]! } : c,
+);
 const qrels = readQrels(path.join(values.data, 'qrels/train.tsv'));
 const judged = claims.filter((c) => qrels.has(c._id)).slice(0, Number(values.single));
 
@@ -398,7 +408,7 @@ for (const backend of values.backends.split(',')) {
 
 const backendOf = (r: Row) => r.name.split(' ')[0];
 const f = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(1));
-console.log(`\nsearch at ${target.toLocaleString('en')} chunks: 1 client × ${judged.length} judged SciFact claims, then ${clients} clients × ${seconds} s after ${warmup} s unmeasured (per_page ${PER_PAGE}, loopback HTTP)`);
+console.log(`\nsearch at ${target.toLocaleString('en')} chunks: 1 client × ${judged.length} judged SciFact claims${values.forms ? ' as typed (--forms)' : ''}, then ${clients} clients × ${seconds} s after ${warmup} s unmeasured (per_page ${PER_PAGE}, loopback HTTP)`);
 console.log(`floor, the query embedding alone: p50 ${f(floor.p50)} / p95 ${f(floor.p95)} ms\n`);
 const head = ['', 'chunks', '1 client p50/p95', `${clients} clients p50/p95`, 'searches/s', 'CPU/search', 'nDCG@10', 'Lore RSS', 'DB RSS', 'disk/chunk'];
 const table = rows.map((r) => [

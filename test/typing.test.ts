@@ -6,15 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { analyze } from '../src/domain/ingestion/text/tokenize.js';
 import { backends, constantEmbedder, startServer, type TestServer } from './helpers.js';
 
 const ARTICLES = [
-  { source_id: 'reset', title: 'Account access', raw_text: 'Open Settings, then Security, and choose Reset password. A reset link arrives by e-mail within five minutes.' },
   { source_id: 'invoices', title: 'Billing history', raw_text: 'Invoices are listed under Billing and History. Each invoice can be downloaded as a PDF file.' },
   { source_id: 'cancel', title: 'Plans', raw_text: 'To cancel your subscription go to Billing and press Cancel plan. Refunds for the unused period are prorated.' },
   { source_id: 'card', title: 'Payment', raw_text: 'Pay by card: every major card is accepted at checkout.' },
   { source_id: 'cardinal', title: 'Birds', raw_text: 'The cardinal is a songbird of the Americas.' },
   { source_id: 'gene', title: 'Genes', raw_text: 'The p53 gene and the max_len setting of the sequencer.' },
+  { source_id: 'reset', title: 'Account access', raw_text: 'Open Settings, then Security, and choose Reset password. A reset link arrives by e-mail within five minutes.' },
   { source_id: 'zh', title: '数据库', raw_text: '数据库备份每天运行一次。' },
 ];
 
@@ -83,6 +84,46 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await lexical('cad ')), []);
       assert.deepEqual(ids(await lexical('p35 ')), []);
       assert.deepEqual(ids(await lexical('p53 ')), ['gene']);
+    });
+
+    it('reads a dictionary kept exact by concurrent writes: new words are corrected to, gone ones no longer', async () => {
+      const words = ['quokka', 'narwhal', 'axolotl', 'pangolin', 'okapis', 'capybara', 'tapirs', 'wombat'];
+      const base = `/api/v1/collections/${collection}/entries`;
+      const put = (word: string, text: string) =>
+        server.call('PUT', `${base}/upsert`, { token, body: { source_type: 'animal', source_id: word, title: 'Animal', raw_text: text } });
+      const created = await Promise.all(words.map((w) => put(w, `The ${w} lives here.`)));
+      for (const res of created) assert.ok(res.status === 200 || res.status === 201, JSON.stringify(res.body));
+      // At once: half rewritten without their word, a quarter deleted, a quarter left.
+      await Promise.all(words.map((w, i) =>
+        i % 2 === 0 ? put(w, 'Nothing to see.')
+          : i % 4 === 1 ? server.call('DELETE', `${base}/${created[i]!.body.data.id}`, { token })
+          : Promise.resolve(null)));
+      /** The word with its second and third letters swapped (a transposition: one edit). */
+      const mistyped = (w: string) => w.slice(0, 1) + w.slice(2, 3) + w.slice(1, 2) + w.slice(3);
+      for (const [i, word] of words.entries()) {
+        const kept = i % 4 === 3;
+        assert.deepEqual(ids(await lexical(`${mistyped(word)} `)), kept ? [word] : [], word);
+      }
+      // The dictionary holds the words still written, each in one entry.
+      const dictionary = await server.container.db.query<{ term: string; df: number }>(
+        'SELECT term, df FROM collection_terms WHERE collection_id = $1 AND term = ANY($2::text[]) ORDER BY term',
+        [collection, words.map((w) => analyze(w, 'en').terms[0]!)],
+      );
+      assert.deepEqual(dictionary, words.filter((_, i) => i % 4 === 3).map((w) => ({ term: analyze(w, 'en').terms[0]!, df: 1 })).sort((a, b) => a.term.localeCompare(b.term)));
+    });
+
+    it('answers with the corrected terms: a summary cites what the typo meant', async () => {
+      const summarise = () => server.call('GET', `/api/v1/integrations/${integration}/summarise?query=${encodeURIComponent('How do I change my pasword')}&stream=false`, { token });
+      const corrected = await summarise();
+      assert.equal(corrected.status, 200, JSON.stringify(corrected.body));
+      assert.equal(corrected.body.references[0]?.title, 'Account access');
+      await server.call('PATCH', `/api/v1/integrations/${integration}`, { token, body: { typo_tolerance: false } });
+      try {
+        const exact = await summarise();
+        assert.notEqual(exact.body.references[0]?.title, 'Account access', 'without typos the vectors (constant here) decide');
+      } finally {
+        await server.call('PATCH', `/api/v1/integrations/${integration}`, { token, body: { typo_tolerance: true } });
+      }
     });
 
     it('turns typos off with typo_tolerance=false, and by the integration’s default', async () => {

@@ -237,13 +237,15 @@ function IntegrationEditor({ token, integration, collections, onClose }: { token
   const [active, setActive] = useState(integration.is_active);
   const [settings, setSettings] = useState(integration.settings);
   const action = useAction();
+  /** A text setting's value (the flags are checkboxes of their own). */
+  const text = (key: string) => String(settings[key] ?? '');
   const setting = (key: string, label: string, rows = 1, nullable = true) => (
     <label class="block" key={key}>
       {label}
       {rows > 1 ? (
-        <textarea rows={rows} value={settings[key] ?? ''} onInput={(e) => setSettings({ ...settings, [key]: (e.target as HTMLTextAreaElement).value || (nullable ? null : '') })} />
+        <textarea rows={rows} value={text(key)} onInput={(e) => setSettings({ ...settings, [key]: (e.target as HTMLTextAreaElement).value || (nullable ? null : '') })} />
       ) : (
-        <input value={settings[key] ?? ''} onInput={(e) => setSettings({ ...settings, [key]: (e.target as HTMLInputElement).value || (nullable ? null : '') })} />
+        <input value={text(key)} onInput={(e) => setSettings({ ...settings, [key]: (e.target as HTMLInputElement).value || (nullable ? null : '') })} />
       )}
     </label>
   );
@@ -267,7 +269,7 @@ function IntegrationEditor({ token, integration, collections, onClose }: { token
         <>
           <label class="block">
             Persona
-            <select value={settings.persona ?? 'customer-support'} onChange={(e) => setSettings({ ...settings, persona: (e.target as HTMLSelectElement).value })}>
+            <select value={text('persona') || 'customer-support'} onChange={(e) => setSettings({ ...settings, persona: (e.target as HTMLSelectElement).value })}>
               {PERSONAS.map((p) => (
                 <option key={p} value={p}>{p}</option>
               ))}
@@ -279,6 +281,14 @@ function IntegrationEditor({ token, integration, collections, onClose }: { token
         </>
       )}
       {integration.type === 'search_box' && setting('placeholder', 'Placeholder', 1, false)}
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={settings.typo_tolerance !== false}
+          onChange={(e) => setSettings({ ...settings, typo_tolerance: (e.target as HTMLInputElement).checked })}
+        />{' '}
+        Correct typos (a word found nowhere also matches words one or two letters away)
+      </label>
       <ErrorNote error={action.error} />
       <div class="actions">
         <button type="submit" disabled={action.busy || chosen.length === 0}>Save</button>

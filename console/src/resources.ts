@@ -12,7 +12,7 @@ export interface Paged<T> {
 
 export interface Collection { id: string; name: string; created_at: string }
 export interface Entry { id: string; title: string | null; raw_text: string; source_type: string | null; source_id: string | null; source_url: string | null; updated_at: string }
-export interface Integration { id: string; name: string; type: string; collection_ids: string[]; is_active: boolean; settings: Record<string, string | null> }
+export interface Integration { id: string; name: string; type: string; collection_ids: string[]; is_active: boolean; settings: Record<string, string | boolean | null> }
 /** A widget, with its whole presentation config. */
 export interface Widget {
   id: string;

@@ -84,7 +84,10 @@ export function looseMatching(query: string, terms: readonly string[], language:
   if (options.typos) {
     const seen = new Set<string>();
     for (const word of analyzedWords(query, language)) {
-      const letters = [...query.slice(word.start, word.end).toLowerCase()];
+      const written = query.slice(word.start, word.end);
+      // Numbers, codes and identifiers (p53, http2, max_len) are typed with care, or pasted.
+      if (/[\p{N}_]/u.test(written)) continue;
+      const letters = [...written.toLowerCase()];
       if (letters.length < ONE_TYPO) continue;
       for (const term of word.terms) {
         const slot = terms.indexOf(term);

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { analyze } from '../ingestion/text/tokenize.js';
+import { looseMatching } from './query.js';
+
+/** looseMatching as the search service calls it: over the query's own analysis. */
+function loose(query: string, language = 'en', options = { typing: true, typos: true }) {
+  return looseMatching(query, analyze(query, language).terms, language, options);
+}
+
+describe('looseMatching: the word being typed', () => {
+  it('is the last word, lower-cased and unstemmed, in the slot of its term', () => {
+    const { prefix } = loose('Content Ty');
+    assert.equal(prefix?.typed, 'ty');
+    assert.equal(prefix?.slot, analyze('Content Ty', 'en').terms.indexOf('ty'));
+    assert.equal(loose('reset passw').prefix?.typed, 'passw');
+    // The last piece of a dotted or hyphenated word, as the tokeniser splits them.
+    assert.equal(loose('import.meta.gl').prefix?.typed, 'gl');
+  });
+
+  it('brings the stems it begins with, of at least half its length and four letters', () => {
+    assert.deepEqual(loose('listin').prefix?.stems, ['list', 'listi']);
+    assert.deepEqual(loose('configura').prefix?.stems, ['confi', 'config', 'configu', 'configur']);
+    assert.deepEqual(loose('abc').prefix?.stems, []);
+  });
+
+  it('is none when the query ends in a space or punctuation, a number, one letter, or a script without spaces, or is not being typed', () => {
+    for (const [query, language] of [['reset ', 'en'], ['reset?', 'en'], ['version 42', 'en'], ['a', 'en'], ['reset p', 'en'], ['数据库', 'zh'], ['ฐานข้อมูล', 'th']] as const) {
+      assert.equal(loose(query, language).prefix, null, query);
+    }
+    assert.equal(loose('reset passw', 'en', { typing: false, typos: true }).prefix, null);
+  });
+
+  it('takes a slot of its own when its word has no term (a stop word)', () => {
+    const terms = analyze('password the', 'en').terms;
+    const { prefix } = looseMatching('password the', terms, 'en', { typing: true, typos: false });
+    assert.equal(prefix?.typed, 'the');
+    assert.equal(prefix?.slot, terms.includes('the') ? terms.indexOf('the') : terms.length);
+  });
+});
+
+describe('looseMatching: typos', () => {
+  it('allows one edit from four letters, two from eight, counted on the word as typed', () => {
+    const { typos } = loose('card subscription recieve ', 'en');
+    const byTerm = new Map(typos.map((t) => [t.term, t]));
+    assert.equal(byTerm.get('card')?.edits, 1);
+    assert.equal(byTerm.get('subscript')?.edits ?? byTerm.get('subscrip')?.edits, 2);
+    assert.equal(byTerm.get('reciev')?.edits, 1);
+  });
+
+  it('makes transpositions in the word as typed, analysed again', () => {
+    const recieve = loose('recieve ').typos.find((t) => t.term === 'reciev');
+    assert.ok(recieve?.transpositions.includes('receiv'), JSON.stringify(recieve));
+    assert.ok(!recieve!.transpositions.includes('reciev'));
+  });
+
+  it('leaves short words, numbers, codes and identifiers, and scripts without spaces alone', () => {
+    assert.deepEqual(loose('cad p53 http2 max_len v1.2.3 ').typos, []);
+    assert.deepEqual(loose('数据库备份 ', 'zh').typos, []);
+    assert.deepEqual(loose('ฐานข้อมูลสำรอง ', 'th').typos, []);
+  });
+
+  it('is none with typos off', () => {
+    assert.deepEqual(loose('recieve ', 'en', { typing: true, typos: false }).typos, []);
+  });
+});
