@@ -154,6 +154,17 @@ export const PREFIX_TERMS = 8;
 /** Terms a mistyped query term matches at most, the fewest edits and then the most frequent first. */
 export const TYPO_TERMS = 4;
 
+/**
+ * SQL for the edits between terms `a` and `b` when at most `max` (more otherwise): Levenshtein's
+ * distance, except that two letters swapped count as one edit (Damerau's count): a distance of
+ * 2 between words of the same length and the same letters.
+ */
+function damerauSql(a: string, b: string, max: string): string {
+  const letters = (x: string) => `(SELECT string_agg(l, '' ORDER BY l) FROM regexp_split_to_table(${x}, '') AS l)`;
+  const lev = `levenshtein_less_equal(${a}, ${b}, greatest(${max}, 2))`;
+  return `(SELECT CASE WHEN d.lev = 2 AND length(${a}) = length(${b}) AND ${letters(a)} = ${letters(b)} THEN 1 ELSE d.lev END FROM (SELECT ${lev} AS lev) d)`;
+}
+
 const NO_LOOSE: LooseMatching = { prefix: null, typos: [], weights: { prefix: 0, typo: [0, 0] } };
 
 /**
@@ -171,7 +182,6 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
   const loose = query.loose ?? NO_LOOSE;
   const prefix = loose.prefix;
   const typos = loose.typos;
-  const transpositions = typos.flatMap((t) => t.transpositions.map((v) => ({ term: v, slot: t.slot, source: t.term })));
   const params: unknown[] = [
     organisationId, // $1
     collectionIds, // $2
@@ -182,10 +192,7 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
     typos.map((t) => t.term), // $7: terms that may be mistyped
     typos.map((t) => t.slot), // $8
     typos.map((t) => t.edits), // $9
-    transpositions.map((t) => t.term), // $10
-    transpositions.map((t) => t.slot), // $11
-    transpositions.map((t) => t.source), // $12
-    [loose.weights.prefix, ...loose.weights.typo], // $13: weights of a prefix's match, a typo's of one and two edits
+    [loose.weights.prefix, ...loose.weights.typo], // $10: weights of a prefix's match, a typo's of one and two edits
   ];
   const passes = filterClause(filters, params, 'g.chunk_id');
   // With filters, a term's best postings may all be filtered out: read every posting then.
@@ -195,10 +202,9 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
        s AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
                coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
              FROM collection_stats WHERE collection_id IN (SELECT id FROM cols)),
-       -- Terms looked up as they are: the query's, the stems the word being typed begins with,
-       -- the transpositions of the terms that may be mistyped.
+       -- Terms looked up as they are: the query's, and the stems the word being typed begins with.
        found AS (SELECT term, sum(df)::float8 AS df FROM collection_terms
-                 WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[] || $6::text[] || $10::text[]) GROUP BY term),
+                 WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[] || $6::text[]) GROUP BY term),
        -- The terms the word being typed begins (a range in byte order), the most frequent first.
        begun AS (SELECT b.term, sum(b.df)::float8 AS df
                  FROM cols CROSS JOIN LATERAL (
@@ -210,25 +216,33 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
        mistyped AS (SELECT q.term, q.slot, q.edits FROM unnest($7::text[], $8::int[], $9::int[]) AS q(term, slot, edits)
                     WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.term = q.term)),
        -- A mistyped term's candidates share trigrams with it (pg_trgm's %, the trigram index);
-       -- Levenshtein's distance confirms them.
+       -- Levenshtein's distance confirms them, a transposition (two letters swapped: distance
+       -- 2, the same letters) counting as one edit, as Damerau counts it.
        near AS (SELECT m.slot, n.term, n.edits, n.df FROM mistyped m CROSS JOIN LATERAL (
                   SELECT c.term, min(c.edits) AS edits, sum(c.df)::float8 AS df FROM cols CROSS JOIN LATERAL (
-                    SELECT t.term, t.df, levenshtein_less_equal(t.term, m.term, m.edits) AS edits FROM collection_terms t
+                    SELECT t.term, t.df, ${damerauSql('t.term', 'm.term', 'm.edits')} AS edits FROM collection_terms t
                     WHERE t.collection_id = cols.id AND t.term % m.term OFFSET 0) c
                   WHERE c.edits <= m.edits GROUP BY c.term ORDER BY 2, 3 DESC, 1 LIMIT ${TYPO_TERMS}) n),
+       -- Two letters swapped share few trigrams in a short word ("crad", "card"): a mistyped
+       -- term's transpositions are looked up as they are.
+       swapped AS (SELECT s.slot, c.term, sum(c.df)::float8 AS df
+                   FROM (SELECT m.slot, overlay(m.term PLACING substr(m.term, i + 1, 1) || substr(m.term, i, 1) FROM i FOR 2) AS term
+                         FROM mistyped m CROSS JOIN generate_series(1, length(m.term) - 1) AS i
+                         WHERE substr(m.term, i, 1) <> substr(m.term, i + 1, 1)) s
+                     CROSS JOIN cols CROSS JOIN LATERAL (
+                       SELECT t.term, t.df FROM collection_terms t WHERE t.collection_id = cols.id AND t.term = s.term OFFSET 0) c
+                   GROUP BY s.slot, c.term),
        alts AS (SELECT q.term, (q.i - 1)::int AS slot, 'exact' AS kind, 0 AS edits, 1::float8 AS weight, f.df
                 FROM unnest($3::text[]) WITH ORDINALITY AS q(term, i) JOIN found f ON f.term = q.term
                 UNION ALL
-                SELECT term, $5::int, 'prefix', 0, ($13::float8[])[1], df FROM begun
+                SELECT term, $5::int, 'prefix', 0, ($10::float8[])[1], df FROM begun
                 UNION ALL
-                SELECT f.term, $5::int, 'prefix', 0, ($13::float8[])[1], f.df FROM found f
+                SELECT f.term, $5::int, 'prefix', 0, ($10::float8[])[1], f.df FROM found f
                 WHERE f.term = ANY($6::text[]) AND NOT EXISTS (SELECT 1 FROM begun)
                 UNION ALL
-                SELECT term, slot, 'typo', edits, ($13::float8[])[1 + edits], df FROM near
+                SELECT term, slot, 'typo', edits, ($10::float8[])[1 + edits], df FROM near
                 UNION ALL
-                SELECT v.term, v.slot, 'typo', 1, ($13::float8[])[2], f.df
-                FROM unnest($10::text[], $11::int[], $12::text[]) AS v(term, slot, source) JOIN found f ON f.term = v.term
-                WHERE EXISTS (SELECT 1 FROM mistyped m WHERE m.term = v.source)),
+                SELECT term, slot, 'typo', 1, ($10::float8[])[2], df FROM swapped),
        -- A term once a slot, at its best weight.
        w AS (SELECT a.*, max(a.idf) OVER () AS maxidf FROM (
                SELECT DISTINCT ON (slot, term) term, slot, kind, edits, weight, ${idfSql('s.n', 'df')} AS idf

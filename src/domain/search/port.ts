@@ -50,10 +50,9 @@ export interface LooseMatching {
   prefix: { typed: string; slot: number; stems: readonly string[] } | null;
   /**
    * Query terms that may be mistyped: when one is in none of the collections, it matches their
-   * terms within `edits` edits, a transposition counting as one (`transpositions` are its
-   * adjacent swaps, looked up as they are).
+   * terms within `edits` edits, a transposition of two letters counting as one.
    */
-  typos: readonly { term: string; slot: number; edits: 1 | 2; transpositions: readonly string[] }[];
+  typos: readonly { term: string; slot: number; edits: 1 | 2 }[];
   /** What a match counts for beside an exact one (1), by kind: the word being typed's, a typo's of one edit and of two. */
   weights: { prefix: number; typo: readonly [number, number] };
 }

@@ -64,9 +64,7 @@ const TWO_TYPOS = 8;
  * begins; and with `typos`, each term of letters only (no digits, `_`, not in a script written
  * without spaces, where an edit is another word) whose word has four letters or more the terms
  * within one edit, eight or more two, when it is found nowhere. Edits are counted between
- * terms (stems: "pasword" → "password"); a transposition is made in the word as typed and
- * analysed again ("recieve" → "receive" → "receiv"), so it counts as one edit whatever the
- * stemmer makes of the typo.
+ * terms (stems: "pasword" → "password", "recieve" → "receiv"), by storage.
  */
 export function looseMatching(query: string, terms: readonly string[], language: string, options: { typing: boolean; typos: boolean }): LooseMatching {
   const typed = options.typing ? typedWord(query, language) : null;
@@ -87,15 +85,13 @@ export function looseMatching(query: string, terms: readonly string[], language:
       const written = query.slice(word.start, word.end);
       // Numbers, codes and identifiers (p53, http2, max_len) are typed with care, or pasted.
       if (/[\p{N}_]/u.test(written)) continue;
-      const letters = [...written.toLowerCase()];
-      if (letters.length < ONE_TYPO) continue;
+      const letters = [...written].length;
+      if (letters < ONE_TYPO) continue;
       for (const term of word.terms) {
         const slot = terms.indexOf(term);
         if (slot < 0 || seen.has(term) || !isMistypeable(term)) continue;
         seen.add(term);
-        const transpositions = new Set(transpositionsOf(letters).flatMap((variant) => analyze(variant, language).terms.slice(0, 1)));
-        transpositions.delete(term);
-        typos.push({ term, slot, edits: letters.length >= TWO_TYPOS ? 2 : 1, transpositions: [...transpositions] });
+        typos.push({ term, slot, edits: letters >= TWO_TYPOS ? 2 : 1 });
       }
     }
   }
@@ -103,15 +99,3 @@ export function looseMatching(query: string, terms: readonly string[], language:
 }
 
 type Mutable<T> = T extends readonly (infer U)[] ? U[] : never;
-
-/** The words made by swapping two adjacent, different letters (a typo of one edit in Damerau's count). */
-function transpositionsOf(letters: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + 1 < letters.length; i++) {
-    if (letters[i] === letters[i + 1] || !/\p{L}/u.test(letters[i]!) || !/\p{L}/u.test(letters[i + 1]!)) continue;
-    const swapped = [...letters];
-    [swapped[i], swapped[i + 1]] = [swapped[i + 1]!, swapped[i]!];
-    out.push(swapped.join(''));
-  }
-  return out;
-}

@@ -111,7 +111,7 @@ export const createSearch: WidgetFactory = (context) => {
     }, () => signal.aborted || say(t('answerFailed')));
   };
   on(input, 'input', () => {
-    const query = input.value.trim();
+    const query = typed(input.value);
     clearTimeout(timer);
     select(-1);
     if (query === shown) return;
@@ -130,7 +130,7 @@ export const createSearch: WidgetFactory = (context) => {
       if (link) {
         event.preventDefault();
         link.click();
-      } else if (input.value.trim() !== shown) run(input.value.trim());
+      } else if (typed(input.value) !== shown) run(typed(input.value));
     } else if (key === 'Escape' && modal) event.preventDefault(); // closes the modal without clearing the field
   });
 
@@ -196,3 +196,13 @@ export const createSearch: WidgetFactory = (context) => {
     },
   };
 };
+
+/**
+ * What is typed, as the search is asked: without leading spaces, and with one trailing space
+ * when there were any — Lore reads a query not ending in a space as ending in the word being
+ * typed, which also matches the words it begins; a space says the word is complete.
+ */
+function typed(value: string): string {
+  const query = value.trimStart();
+  return query.trim() === '' ? '' : query.replace(/\s+$/u, ' ');
+}
