@@ -153,6 +153,12 @@ const clampLimit = (limit: number) => Math.max(1, Math.min(1000, Math.floor(limi
 export const PREFIX_TERMS = 8;
 /** Terms a mistyped query term matches at most, the fewest edits and then the most frequent first. */
 export const TYPO_TERMS = 4;
+/**
+ * Query terms found nowhere that a search corrects at most (about a millisecond each at 100k
+ * chunks): a search box's query has one or two typos; a long question's other unknown words
+ * are more often rare words than typos.
+ */
+export const MISTYPED_TERMS = 3;
 
 /**
  * SQL for the edits between terms `a` and `b` when at most `max` (more otherwise): Levenshtein's
@@ -179,85 +185,102 @@ const NO_LOOSE: LooseMatching = { prefix: null, typos: [], weights: { prefix: 0,
  */
 async function lexical(db: Queryable, organisationId: number, collectionIds: readonly string[], query: CandidateQuery, limit: number): Promise<LexicalCandidates> {
   const { terms, filters } = query;
-  const loose = query.loose ?? NO_LOOSE;
-  const prefix = loose.prefix;
-  const typos = loose.typos;
-  const params: unknown[] = [
-    organisationId, // $1
-    collectionIds, // $2
-    terms, // $3: the query's terms, slot = position
-    prefix?.typed ?? null, // $4: the word being typed
-    prefix?.slot ?? 0, // $5: its slot
-    prefix?.stems ?? [], // $6: the stems it begins with
-    typos.map((t) => t.term), // $7: terms that may be mistyped
-    typos.map((t) => t.slot), // $8
-    typos.map((t) => t.edits), // $9
-    [loose.weights.prefix, ...loose.weights.typo], // $10: weights of a prefix's match, a typo's of one and two edits
-  ];
+  const { prefix, typos, weights } = query.loose ?? NO_LOOSE;
+  const params: unknown[] = [organisationId, collectionIds, terms];
+  /** A parameter's placeholder, cast. */
+  const param = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
+  // The statement has the parts this query needs (a prepared statement for each shape): a
+  // search without prefix or typos reads its terms as before them, a slot a term.
+  const typing = prefix && {
+    typed: param(prefix.typed, 'text'),
+    slot: param(prefix.slot, 'int'),
+    stems: param(prefix.stems, 'text[]'),
+    weight: param(weights.prefix, 'float8'),
+  };
+  const typo = typos.length > 0 && {
+    terms: param(typos.map((t) => t.term), 'text[]'),
+    slots: param(typos.map((t) => t.slot), 'int[]'),
+    edits: param(typos.map((t) => t.edits), 'int[]'),
+    weights: param(weights.typo, 'float8[]'),
+  };
   const passes = filterClause(filters, params, 'g.chunk_id');
   // With filters, a term's best postings may all be filtered out: read every posting then.
   const bound = filters.length > 0 ? '' : `ORDER BY p.impact DESC LIMIT ${postingsBudgetSql('w.idf', 'w.maxidf')}`;
-  const [row] = await db.query<{ matches: [string, number, MatchKind, number, number, number][] | null; n: number; avgdl: number; ids: string[] | null }>(
-    `WITH cols AS (SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[])),
-       s AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
-               coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
-             FROM collection_stats WHERE collection_id IN (SELECT id FROM cols)),
-       -- Terms looked up as they are: the query's, and the stems the word being typed begins with.
-       found AS (SELECT term, sum(df)::float8 AS df FROM collection_terms
-                 WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[] || $6::text[]) GROUP BY term),
-       -- The terms the word being typed begins (a range in byte order), the most frequent first.
-       begun AS (SELECT b.term, sum(b.df)::float8 AS df
-                 FROM cols CROSS JOIN LATERAL (
-                   SELECT c.term, c.df FROM collection_terms c
-                   WHERE $4::text IS NOT NULL AND c.collection_id = cols.id
-                     AND c.term COLLATE "C" >= $4::text AND c.term COLLATE "C" < $4::text || chr(1114111) OFFSET 0) b
-                 WHERE b.term <> ALL($3::text[])
-                 GROUP BY b.term ORDER BY 2 DESC, 1 LIMIT ${PREFIX_TERMS}),
-       mistyped AS (SELECT q.term, q.slot, q.edits FROM unnest($7::text[], $8::int[], $9::int[]) AS q(term, slot, edits)
-                    WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.term = q.term)),
-       -- A mistyped term's candidates share trigrams with it (pg_trgm's %, the trigram index);
-       -- Levenshtein's distance confirms them, a transposition (two letters swapped: distance
-       -- 2, the same letters) counting as one edit, as Damerau counts it.
-       near AS (SELECT m.slot, n.term, n.edits, n.df FROM mistyped m CROSS JOIN LATERAL (
+  const ctes = [
+    `cols AS (SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[]))`,
+    `s AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
+            coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
+          FROM collection_stats WHERE collection_id IN (SELECT id FROM cols))`,
+    // Terms looked up as they are: the query's, and the stems the word being typed begins with.
+    `found AS (SELECT term, sum(df)::float8 AS df FROM collection_terms
+               WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[]${typing ? ` || ${typing.stems}` : ''}) GROUP BY term)`,
+  ];
+  const alternatives = [
+    `SELECT q.term, (q.i - 1)::int AS slot, 'exact' AS kind, 0 AS edits, 1::float8 AS weight, f.df
+     FROM unnest($3::text[]) WITH ORDINALITY AS q(term, i) JOIN found f ON f.term = q.term`,
+  ];
+  if (typing) {
+    // The terms the word being typed begins (a range in byte order), the most frequent first.
+    ctes.push(`begun AS (SELECT b.term, sum(b.df)::float8 AS df
+                FROM cols CROSS JOIN LATERAL (
+                  SELECT c.term, c.df FROM collection_terms c
+                  WHERE c.collection_id = cols.id AND c.term COLLATE "C" >= ${typing.typed} AND c.term COLLATE "C" < ${typing.typed} || chr(1114111) OFFSET 0) b
+                WHERE b.term <> ALL($3::text[])
+                GROUP BY b.term ORDER BY 2 DESC, 1 LIMIT ${PREFIX_TERMS})`);
+    alternatives.push(
+      `SELECT term, ${typing.slot}, 'prefix', 0, ${typing.weight}, df FROM begun`,
+      `SELECT f.term, ${typing.slot}, 'prefix', 0, ${typing.weight}, f.df FROM found f
+       WHERE f.term = ANY(${typing.stems}) AND NOT EXISTS (SELECT 1 FROM begun)`,
+    );
+  }
+  if (typo) {
+    ctes.push(
+      // At most MISTYPED_TERMS of them, the last typed first: each costs a dictionary lookup.
+      `mistyped AS (SELECT q.term, q.slot, q.edits FROM unnest(${typo.terms}, ${typo.slots}, ${typo.edits}) AS q(term, slot, edits)
+                    WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.term = q.term) ORDER BY q.slot DESC LIMIT ${MISTYPED_TERMS})`,
+      // A mistyped term's candidates share trigrams with it (pg_trgm's %, the trigram index);
+      // Levenshtein's distance confirms them, a transposition (two letters swapped: distance
+      // 2, the same letters) counting as one edit, as Damerau counts it.
+      `near AS (SELECT m.slot, n.term, n.edits, n.df FROM mistyped m CROSS JOIN LATERAL (
                   SELECT c.term, min(c.edits) AS edits, sum(c.df)::float8 AS df FROM cols CROSS JOIN LATERAL (
                     SELECT t.term, t.df, ${damerauSql('t.term', 'm.term', 'm.edits')} AS edits FROM collection_terms t
                     WHERE t.collection_id = cols.id AND t.term % m.term OFFSET 0) c
-                  WHERE c.edits <= m.edits GROUP BY c.term ORDER BY 2, 3 DESC, 1 LIMIT ${TYPO_TERMS}) n),
-       -- Two letters swapped share few trigrams in a short word ("crad", "card"): a mistyped
-       -- term's transpositions are looked up as they are.
-       swapped AS (SELECT s.slot, c.term, sum(c.df)::float8 AS df
+                  WHERE c.edits <= m.edits GROUP BY c.term ORDER BY 2, 3 DESC, 1 LIMIT ${TYPO_TERMS}) n)`,
+      // Two letters swapped share few trigrams in a short word ("crad", "card"): a mistyped
+      // term's transpositions are looked up as they are.
+      `swapped AS (SELECT s.slot, c.term, sum(c.df)::float8 AS df
                    FROM (SELECT m.slot, overlay(m.term PLACING substr(m.term, i + 1, 1) || substr(m.term, i, 1) FROM i FOR 2) AS term
                          FROM mistyped m CROSS JOIN generate_series(1, length(m.term) - 1) AS i
                          WHERE substr(m.term, i, 1) <> substr(m.term, i + 1, 1)) s
                      CROSS JOIN cols CROSS JOIN LATERAL (
                        SELECT t.term, t.df FROM collection_terms t WHERE t.collection_id = cols.id AND t.term = s.term OFFSET 0) c
-                   GROUP BY s.slot, c.term),
-       alts AS (SELECT q.term, (q.i - 1)::int AS slot, 'exact' AS kind, 0 AS edits, 1::float8 AS weight, f.df
-                FROM unnest($3::text[]) WITH ORDINALITY AS q(term, i) JOIN found f ON f.term = q.term
-                UNION ALL
-                SELECT term, $5::int, 'prefix', 0, ($10::float8[])[1], df FROM begun
-                UNION ALL
-                SELECT f.term, $5::int, 'prefix', 0, ($10::float8[])[1], f.df FROM found f
-                WHERE f.term = ANY($6::text[]) AND NOT EXISTS (SELECT 1 FROM begun)
-                UNION ALL
-                SELECT term, slot, 'typo', edits, ($10::float8[])[1 + edits], df FROM near
-                UNION ALL
-                SELECT term, slot, 'typo', 1, ($10::float8[])[2], df FROM swapped),
-       -- A term once a slot, at its best weight.
-       w AS (SELECT a.*, max(a.idf) OVER () AS maxidf FROM (
-               SELECT DISTINCT ON (slot, term) term, slot, kind, edits, weight, ${idfSql('s.n', 'df')} AS idf
-               FROM alts, s WHERE s.n > 0 ORDER BY slot, term, weight DESC) a),
-       -- One index range per (collection, term), best impact first; OFFSET 0 keeps the planner
-       -- from turning it into a scan of the whole collection. A slot counts its best term.
-       lex AS (SELECT g.chunk_id FROM (
-                 SELECT b.chunk_id, sum(b.best) AS score FROM (
-                   SELECT p.chunk_id, max(w.weight * w.idf * p.impact) AS best
-                   FROM cols CROSS JOIN w CROSS JOIN LATERAL (
-                     SELECT p.chunk_id, p.impact FROM chunk_terms p
-                     WHERE p.collection_id = cols.id AND p.term = w.term ${bound} OFFSET 0) p
-                   GROUP BY p.chunk_id, w.slot) b
-                 GROUP BY b.chunk_id) g
-               WHERE true ${passes} ORDER BY g.score DESC LIMIT ${clampLimit(limit)})
+                   GROUP BY s.slot, c.term)`,
+    );
+    alternatives.push(
+      `SELECT term, slot, 'typo', edits, (${typo.weights})[edits], df FROM near`,
+      `SELECT term, slot, 'typo', 1, (${typo.weights})[1], df FROM swapped`,
+    );
+  }
+  const loose = typing || typo;
+  ctes.push(
+    `alts AS (${alternatives.join('\n UNION ALL ')})`,
+    // A term once a slot, at its best weight.
+    `w AS (SELECT a.*, max(a.idf) OVER () AS maxidf FROM (
+             SELECT DISTINCT ON (slot, term) term, slot, kind, edits, weight, ${idfSql('s.n', 'df')} AS idf
+             FROM alts, s WHERE s.n > 0 ORDER BY slot, term, weight DESC) a)`,
+    // One index range per (collection, term), best impact first; OFFSET 0 keeps the planner
+    // from turning it into a scan of the whole collection. A slot counts its best term (a slot
+    // is a term when nothing is loose).
+    `lex AS (SELECT g.chunk_id FROM (
+               ${loose ? 'SELECT b.chunk_id, sum(b.best) AS score FROM (SELECT p.chunk_id, max(w.weight * w.idf * p.impact) AS best' : 'SELECT p.chunk_id, sum(w.idf * p.impact) AS score'}
+               FROM cols CROSS JOIN w CROSS JOIN LATERAL (
+                 SELECT p.chunk_id, p.impact FROM chunk_terms p
+                 WHERE p.collection_id = cols.id AND p.term = w.term ${bound} OFFSET 0) p
+               ${loose ? 'GROUP BY p.chunk_id, w.slot) b GROUP BY b.chunk_id' : 'GROUP BY p.chunk_id'}) g
+             WHERE true ${passes} ORDER BY g.score DESC LIMIT ${clampLimit(limit)})`,
+  );
+  const [row] = await db.query<{ matches: [string, number, MatchKind, number, number, number][] | null; n: number; avgdl: number; ids: string[] | null }>(
+    `WITH ${ctes.join(',\n')}
      SELECT (SELECT json_agg(json_build_array(term, slot, kind, edits, weight, idf)) FROM w) AS matches,
        (SELECT n FROM s) AS n, (SELECT avgdl FROM s) AS avgdl, (SELECT array_agg(chunk_id) FROM lex) AS ids`,
     params,
