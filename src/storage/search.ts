@@ -205,7 +205,8 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
   };
   const passes = filterClause(filters, params, 'g.chunk_id');
   // With filters, a term's best postings may all be filtered out: read every posting then.
-  const bound = filters.length > 0 ? '' : `ORDER BY p.impact DESC LIMIT ${postingsBudgetSql('w.idf', 'w.maxidf')}`;
+  // A term's budget follows the weight it is read at (weight × idf): a prefix's or a typo's match reads fewer.
+  const bound = filters.length > 0 ? '' : `ORDER BY p.impact DESC LIMIT ${postingsBudgetSql('w.weight * w.idf', 'w.maxweight')}`;
   const ctes = [
     `cols AS (SELECT id FROM collections WHERE organisation_id = $1 AND id = ANY($2::uuid[]))`,
     `s AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
@@ -265,7 +266,7 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
   ctes.push(
     `alts AS (${alternatives.join('\n UNION ALL ')})`,
     // A term once a slot, at its best weight.
-    `w AS (SELECT a.*, max(a.idf) OVER () AS maxidf FROM (
+    `w AS (SELECT a.*, max(a.weight * a.idf) OVER () AS maxweight FROM (
              SELECT DISTINCT ON (slot, term) term, slot, kind, edits, weight, ${idfSql('s.n', 'df')} AS idf
              FROM alts, s WHERE s.n > 0 ORDER BY slot, term, weight DESC) a)`,
     // One index range per (collection, term), best impact first; OFFSET 0 keeps the planner
