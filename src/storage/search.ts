@@ -262,7 +262,6 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
       `SELECT term, slot, 'typo', 1, (${typo.weights})[1], df FROM swapped`,
     );
   }
-  const loose = typing || typo;
   ctes.push(
     `alts AS (${alternatives.join('\n UNION ALL ')})`,
     // A term once a slot, at its best weight.
@@ -270,14 +269,15 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
              SELECT DISTINCT ON (slot, term) term, slot, kind, edits, weight, ${idfSql('s.n', 'df')} AS idf
              FROM alts, s WHERE s.n > 0 ORDER BY slot, term, weight DESC) a)`,
     // One index range per (collection, term), best impact first; OFFSET 0 keeps the planner
-    // from turning it into a scan of the whole collection. A slot counts its best term (a slot
-    // is a term when nothing is loose).
+    // from turning it into a scan of the whole collection. The candidates' order sums every
+    // term a chunk holds, an upper bound where a slot matched several (the word being typed);
+    // `scored` counts each slot's best only.
     `lex AS (SELECT g.chunk_id FROM (
-               ${loose ? 'SELECT b.chunk_id, sum(b.best) AS score FROM (SELECT p.chunk_id, max(w.weight * w.idf * p.impact) AS best' : 'SELECT p.chunk_id, sum(w.idf * p.impact) AS score'}
+               SELECT p.chunk_id, sum(w.weight * w.idf * p.impact) AS score
                FROM cols CROSS JOIN w CROSS JOIN LATERAL (
                  SELECT p.chunk_id, p.impact FROM chunk_terms p
                  WHERE p.collection_id = cols.id AND p.term = w.term ${bound} OFFSET 0) p
-               ${loose ? 'GROUP BY p.chunk_id, w.slot) b GROUP BY b.chunk_id' : 'GROUP BY p.chunk_id'}) g
+               GROUP BY p.chunk_id) g
              WHERE true ${passes} ORDER BY g.score DESC LIMIT ${clampLimit(limit)})`,
   );
   const [row] = await db.query<{ matches: [string, number, MatchKind, number, number, number][] | null; n: number; avgdl: number; ids: string[] | null }>(
@@ -310,7 +310,10 @@ async function scored(
   const dims = query.dims;
   if (!Number.isInteger(dims) || dims < 1 || dims > 4000) throw new Error(`Unsupported embedding dimension ${dims}`);
   const { matches } = query.lexical;
-  // $1 organisation, $2 collections, $3 query vector, $4 lexical chunks, $5 terms, $6 their weight × idf, $7 avgdl, $8 their slots, then filters.
+  // A slot that matched several terms (the word being typed, a typo's corrections) counts its best.
+  const slots = matches.map((m) => m.slot);
+  const grouped = new Set(slots).size < slots.length;
+  // $1 organisation, $2 collections, $3 query vector, $4 lexical chunks, $5 terms, $6 their weight × idf, $7 avgdl, ($8 their slots), then filters.
   const params: unknown[] = [
     organisationId,
     collectionIds,
@@ -319,8 +322,16 @@ async function scored(
     matches.map((m) => m.term),
     matches.map((m) => m.weight * m.idf),
     query.lexical.avgdl,
-    matches.map((m) => m.slot),
+    ...(grouped ? [slots] : []),
   ];
+  const tf = tfNormSql('t.tf', 't.length', '$7::float8');
+  const bm25 = grouped
+    ? `(SELECT sum(b.best) FROM (
+         SELECT max(q.w * ${tf}) AS best FROM unnest($5::text[], $6::float8[], $8::int[]) AS q(term, w, slot)
+           JOIN chunk_terms t ON t.chunk_id = cand.chunk_id AND t.term = q.term
+         GROUP BY q.slot) b)`
+    : `(SELECT sum(q.w * ${tf}) FROM unnest($5::text[], $6::float8[]) AS q(term, w)
+         JOIN chunk_terms t ON t.chunk_id = cand.chunk_id AND t.term = q.term)`;
   const passes = filterClause(filters, params, 'v.chunk_id');
   const q = `$3::vector(${dims})`;
   // Collections this small are searched exactly, through chunk_vectors_collection: the HNSW
@@ -345,11 +356,7 @@ async function scored(
        -- reads the terms' whole posting lists instead. The join hashes the terms once for every
        -- candidate; 'term = ANY(...)' made each posting compare itself with every term (4.8 →
        -- 4.2 ms a search at 100k chunks).
-       coalesce((SELECT sum(b.best) FROM (
-                   SELECT max(q.w * ${tfNormSql('t.tf', 't.length', '$7::float8')}) AS best
-                   FROM unnest($5::text[], $6::float8[], $8::int[]) AS q(term, w, slot)
-                     JOIN chunk_terms t ON t.chunk_id = cand.chunk_id AND t.term = q.term
-                   GROUP BY q.slot) b), 0) AS bm25,
+       coalesce(${bm25}, 0) AS bm25,
        -- A chunk of another dimension (another model's, until lore reindex) has no cosine: 0.
        coalesce(1 - coalesce(cand.distance, (SELECT v.embedding <=> ${q} FROM chunk_vectors v WHERE v.chunk_id = cand.chunk_id AND v.dims = ${dims})), 0) AS cosine
      FROM cand JOIN chunks c ON c.id = cand.chunk_id AND c.organisation_id = $1 AND c.collection_id = ANY($2::uuid[])`,
