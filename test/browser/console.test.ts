@@ -262,10 +262,20 @@ describe('browser: the console', { skip: browserSkip }, () => {
       const settings = page.getByRole('form', { name: 'Settings of Initech search' });
       await settings.getByLabel('Name').fill('Initech docs search');
       await settings.getByLabel('Placeholder').fill('Search Initech');
+      const typos = settings.getByLabel(/Correct typos/);
+      assert.equal(await typos.isChecked(), true);
+      await typos.uncheck();
+      for (const [name, width] of [['desktop', 1280], ['mobile', 375]] as const) {
+        await page.setViewportSize({ width, height: 900 });
+        const shot = `${OUT}console-integration-settings-${name}.png`;
+        await settings.screenshot({ path: shot });
+        console.log(`screenshot: ${shot}`);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
       await settings.getByRole('button', { name: 'Save' }).click();
       await page.getByRole('heading', { name: /Initech docs search/ }).waitFor();
       const stored = (await lore.server.call('GET', '/api/v1/integrations', { token: other.token })).body.data[0];
-      assert.deepEqual([stored.name, stored.settings.placeholder], ['Initech docs search', 'Search Initech']);
+      assert.deepEqual([stored.name, stored.settings.placeholder, stored.settings.typo_tolerance], ['Initech docs search', 'Search Initech', false]);
       await page.getByRole('button', { name: 'Delete widget' }).click();
       await page.getByText('No widget over this integration yet.').waitFor();
 

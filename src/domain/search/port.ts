@@ -52,9 +52,16 @@ export interface LooseMatching {
    * Query terms that may be mistyped: when one is in none of the collections, it matches their
    * terms within `edits` edits, a transposition of two letters counting as one.
    */
-  typos: readonly { term: string; slot: number; edits: 1 | 2 }[];
+  typos: readonly MistypeableTerm[];
   /** What a match counts for beside an exact one (1), by kind: the word being typed's, a typo's of one edit and of two. */
   weights: { prefix: number; typo: readonly [number, number] };
+}
+
+/** A query term that may be mistyped, in its slot, with the edits it may hold. */
+export interface MistypeableTerm {
+  term: string;
+  slot: number;
+  edits: 1 | 2;
 }
 
 /** How a query slot matched a term of the collections. */

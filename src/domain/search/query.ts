@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { UnavailableError } from '../errors.js';
 import { EmbedderError, type Embedder } from '../ingestion/port.js';
 import { analyze, analyzedWords, detectLanguage, isMistypeable, typedWord } from '../ingestion/text/tokenize.js';
-import type { LooseMatching } from './port.js';
+import type { LooseMatching, MistypeableTerm } from './port.js';
 
 /**
  * The query's BM25 terms and its language. A query is analysed in its detected language;
@@ -78,7 +78,7 @@ export function looseMatching(query: string, terms: readonly string[], language:
     for (let n = Math.max(4, Math.ceil(letters.length / 2)); n < letters.length; n++) stems.push(letters.slice(0, n).join(''));
     prefix = { typed, slot, stems };
   }
-  const typos: Mutable<LooseMatching['typos']> = [];
+  const typos: MistypeableTerm[] = [];
   if (options.typos) {
     const seen = new Set<string>();
     for (const word of analyzedWords(query, language)) {
@@ -97,5 +97,3 @@ export function looseMatching(query: string, terms: readonly string[], language:
   }
   return { prefix, typos, weights: LOOSE_WEIGHTS };
 }
-
-type Mutable<T> = T extends readonly (infer U)[] ? U[] : never;
