@@ -49,12 +49,12 @@ export function parseSearchParams(raw: Record<string, unknown>): SearchParams {
 }
 
 /** Whether a query ends in the word being typed (not in a space). */
-export function isTyping(query: unknown): boolean {
+function isTyping(query: unknown): boolean {
   return typeof query === 'string' && !/\s$/u.test(query);
 }
 
 /** An optional `true` / `false` parameter (undefined when absent). */
-export function parseFlag(value: unknown, name: string, fail: Fail): boolean | undefined {
+function parseFlag(value: unknown, name: string, fail: Fail): boolean | undefined {
   if (value === undefined) return undefined;
   if (value === 'true' || value === true) return true;
   if (value === 'false' || value === false) return false;

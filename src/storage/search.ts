@@ -1,5 +1,5 @@
 import type { Entry, JsonObject } from '../domain/model.js';
-import type { CandidateQuery, Candidates, ChunkScore, LooseMatching, MatchKind, MetaFilter, SearchRepository, TermMatch } from '../domain/search/port.js';
+import type { CandidateQuery, Candidates, ChunkScore, LooseMatching, MetaFilter, SearchRepository, TermMatch } from '../domain/search/port.js';
 import type { Db, Queryable } from './db.js';
 import { idfSql, tfNormSql } from './bm25.js';
 import { entryColumns } from './sql.js';
@@ -178,10 +178,11 @@ const NO_LOOSE: LooseMatching = { prefix: null, typos: [], weights: { prefix: 0,
  * matches — its own term, the terms the word being typed begins (or the stems it begins
  * with), and for a term found nowhere the terms within its edits (trigram candidates from
  * the dictionary's index, confirmed by Levenshtein distance; adjacent transpositions looked
- * up as they are) — with their idf; and the best `limit` chunks by the sum, over the slots,
- * of the best weight × idf × impact among the slot's terms' best postings (every posting
- * when metadata filters may reject most of them). Impacts were computed at the average length
- * when written; `scored` recomputes exact BM25 for the chunks found.
+ * up as they are) — each with its weight and idf; and the best `limit` chunks by the sum of
+ * weight × idf × impact over the matched terms' best postings (every posting when metadata
+ * filters may reject most of them): an upper bound of their BM25 where a slot matched several
+ * terms. Impacts were computed at the average length when written; `scored` recomputes exact
+ * BM25 for the chunks found, each slot counting its best term.
  */
 async function lexical(db: Queryable, organisationId: number, collectionIds: readonly string[], query: CandidateQuery, limit: number): Promise<LexicalCandidates> {
   const { terms, filters } = query;
@@ -217,7 +218,7 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
                WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[]${typing ? ` || ${typing.stems}` : ''}) GROUP BY term)`,
   ];
   const alternatives = [
-    `SELECT q.term, (q.i - 1)::int AS slot, 'exact' AS kind, 0 AS edits, 1::float8 AS weight, f.df
+    `SELECT q.term, (q.i - 1)::int AS slot, 1::float8 AS weight, f.df
      FROM unnest($3::text[]) WITH ORDINALITY AS q(term, i) JOIN found f ON f.term = q.term`,
   ];
   if (typing) {
@@ -229,8 +230,8 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
                 WHERE b.term <> ALL($3::text[])
                 GROUP BY b.term ORDER BY 2 DESC, 1 LIMIT ${PREFIX_TERMS})`);
     alternatives.push(
-      `SELECT term, ${typing.slot}, 'prefix', 0, ${typing.weight}, df FROM begun`,
-      `SELECT f.term, ${typing.slot}, 'prefix', 0, ${typing.weight}, f.df FROM found f
+      `SELECT term, ${typing.slot}, ${typing.weight}, df FROM begun`,
+      `SELECT f.term, ${typing.slot}, ${typing.weight}, f.df FROM found f
        WHERE f.term = ANY(${typing.stems}) AND NOT EXISTS (SELECT 1 FROM begun)`,
     );
   }
@@ -258,20 +259,20 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
                    GROUP BY s.slot, c.term)`,
     );
     alternatives.push(
-      `SELECT term, slot, 'typo', edits, (${typo.weights})[edits], df FROM near`,
-      `SELECT term, slot, 'typo', 1, (${typo.weights})[1], df FROM swapped`,
+      `SELECT term, slot, (${typo.weights})[edits], df FROM near`,
+      `SELECT term, slot, (${typo.weights})[1], df FROM swapped`,
     );
   }
   ctes.push(
     `alts AS (${alternatives.join('\n UNION ALL ')})`,
     // A term once a slot, at its best weight.
     `w AS (SELECT a.*, max(a.weight * a.idf) OVER () AS maxweight FROM (
-             SELECT DISTINCT ON (slot, term) term, slot, kind, edits, weight, ${idfSql('s.n', 'df')} AS idf
+             SELECT DISTINCT ON (slot, term) term, slot, weight, ${idfSql('s.n', 'df')} AS idf
              FROM alts, s WHERE s.n > 0 ORDER BY slot, term, weight DESC) a)`,
     // One index range per (collection, term), best impact first; OFFSET 0 keeps the planner
     // from turning it into a scan of the whole collection. The candidates' order sums every
-    // term a chunk holds, an upper bound where a slot matched several (the word being typed);
-    // `scored` counts each slot's best only.
+    // term a chunk holds, an upper bound where a slot matched several (the word being typed,
+    // a typo's corrections); `scored` counts each slot's best only.
     `lex AS (SELECT g.chunk_id FROM (
                SELECT p.chunk_id, sum(w.weight * w.idf * p.impact) AS score
                FROM cols CROSS JOIN w CROSS JOIN LATERAL (
@@ -280,14 +281,14 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
                GROUP BY p.chunk_id) g
              WHERE true ${passes} ORDER BY g.score DESC LIMIT ${clampLimit(limit)})`,
   );
-  const [row] = await db.query<{ matches: [string, number, MatchKind, number, number, number][] | null; n: number; avgdl: number; ids: string[] | null }>(
+  const [row] = await db.query<{ matches: [string, number, number, number][] | null; n: number; avgdl: number; ids: string[] | null }>(
     `WITH ${ctes.join(',\n')}
-     SELECT (SELECT json_agg(json_build_array(term, slot, kind, edits, weight, idf)) FROM w) AS matches,
+     SELECT (SELECT json_agg(json_build_array(term, slot, weight, idf)) FROM w) AS matches,
        (SELECT n FROM s) AS n, (SELECT avgdl FROM s) AS avgdl, (SELECT array_agg(chunk_id) FROM lex) AS ids`,
     params,
     { prepare: filters.length === 0 },
   );
-  const matches = (row?.matches ?? []).map(([term, slot, kind, edits, weight, idf]) => ({ term, slot, kind, edits, weight: Number(weight), idf: Number(idf) }));
+  const matches = (row?.matches ?? []).map(([term, slot, weight, idf]) => ({ term, slot, weight: Number(weight), idf: Number(idf) }));
   return { matches, avgdl: Number(row?.avgdl ?? 1), chunkCount: Number(row?.n ?? 0), chunkIds: (row?.ids ?? []).map(Number) };
 }
 

@@ -64,19 +64,13 @@ export interface MistypeableTerm {
   edits: 1 | 2;
 }
 
-/** How a query slot matched a term of the collections. */
-export type MatchKind = 'exact' | 'prefix' | 'typo';
-
 /** A term of the collections a query slot matched, with its BM25 weight. */
 export interface TermMatch {
   term: string;
   slot: number;
-  kind: MatchKind;
-  /** Edits between the query's term and this one (0 but for typos). */
-  edits: number;
   /** BM25 idf in the collections. */
   idf: number;
-  /** What a match counts for beside an exact one (1): less for a prefix's or a typo's. */
+  /** What a match counts for beside an exact one (1): less for a prefix's or a typo's, by its edits. */
   weight: number;
 }
 

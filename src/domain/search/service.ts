@@ -160,10 +160,11 @@ export function createSearchService(deps: {
     const embedding = options.embedding ?? embedQuery(query);
     embedding.catch(() => {}); // awaited by storage; a failure must not go unhandled meanwhile
     const { terms, language } = await analyseQuery(query, () => (collectionIds.length ? search.languages(scope, collectionIds) : Promise.resolve([])));
-    const loose = looseMatching(query, terms, language, { typing: options.typing ?? false, typos: options.typos ?? true });
+    const lexical = options.lexical !== false;
+    const loose = lexical ? looseMatching(query, terms, language, { typing: options.typing ?? false, typos: options.typos ?? true }) : undefined;
     options.lap?.('terms');
     const { chunks, matches } = await search.candidates(scope, collectionIds, {
-      terms: options.lexical === false ? [] : terms,
+      terms: lexical ? terms : [],
       loose,
       embedding,
       dims: embedder.dimensions,
@@ -172,7 +173,7 @@ export function createSearchService(deps: {
       extraChunkIds: options.extraChunkIds,
       lap: options.lap,
     });
-    const slots = terms.length + (loose.prefix?.slot === terms.length ? 1 : 0);
+    const slots = terms.length + (loose?.prefix?.slot === terms.length ? 1 : 0);
     // Snippets mark what matched: the query's terms, and the terms a prefix or typo matched.
     return { found: scoring(chunks, slots, matches, language, calibration), terms: [...new Set([...terms, ...matches.map((m) => m.term)])] };
   }
