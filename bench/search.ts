@@ -19,11 +19,25 @@
  *   npm run bench:search -- --chunks 1000000 --backends postgres --baseline off --reuse
  *   npm run bench:search -- --forms --backends postgres --baseline off --reuse   # claims as typed (bench:typing's forms)
  *
+ * Collections as users have them (issue 35's probe):
+ *
+ *   npm run bench:search -- --corpus windows --embedder hash --fresh --backends postgres --baseline off
+ *
+ * `--corpus windows`: every window of every length of each abstract (1 sentence, 2, … the whole
+ * abstract), the judged abstracts first, so each sentence is in many entries and each title
+ * in dozens — as repeated navigation, footers and versioned pages are on a crawled site.
+ * `--embedder hash`: vectors from an OpenAI-compatible server in this process that hashes
+ * words into 384 dimensions (~0.1 ms): no model time, so what is measured is Lore's own path
+ * and the embedding server's round trip (Lore runs with LORE_EMBEDDINGS=openai).
+ * `--fresh`: a new database, searched right after the load (no reuse, no manual ANALYZE).
+ *
  * `--reuse` keeps the ingested data between runs (PostgreSQL database lore_bench_search_<N>,
- * PGlite folder bench/results/.data/pglite-<N>). Corpus vectors are computed with the real
- * model once and kept in bench/results/.cache; queries are always embedded by the model.
+ * PGlite folder bench/results/.data/pglite-<N>; other corpora and embedders add their names).
+ * Corpus vectors are computed with the real model once and kept in bench/results/.cache;
+ * queries are always embedded by the model.
  */
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -54,11 +68,19 @@ const { values } = parseArgs({
     baseline: { type: 'string', default: 'on' },
     reuse: { type: 'boolean', default: false },
     forms: { type: 'boolean', default: false },
+    corpus: { type: 'string', default: 'sentences' },
+    embedder: { type: 'string', default: 'model' },
+    fresh: { type: 'boolean', default: false },
     pg: { type: 'string', default: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     data: { type: 'string', default: path.resolve('../shared/data/scifact') },
   },
 });
+if (!['sentences', 'windows'].includes(values.corpus)) throw new Error('--corpus must be sentences or windows');
+if (!['model', 'hash'].includes(values.embedder)) throw new Error('--embedder must be model or hash');
+if (values.fresh && values.reuse) throw new Error('--fresh searches a database just loaded: not with --reuse');
 const target = Number(values.chunks);
+/** What names this run's stored data and results: the size, and the corpus and embedder when not the defaults. */
+const variant = [String(target), ...(values.corpus === 'windows' ? ['windows'] : []), ...(values.embedder === 'hash' ? ['hash'] : [])].join('-');
 const clients = Number(values.clients);
 const seconds = Number(values.seconds);
 const warmup = Number(values.warmup);
@@ -83,11 +105,11 @@ const judged = claims.filter((c) => qrels.has(c._id)).slice(0, Number(values.sin
 
 type Window = { title: string; raw_text: string; source_type: string; source_id: string };
 
-/** Entries of one sentence window each: all single sentences, then pairs, then triples…; then marked copies. */
+/** Entries of one sentence window each (`--corpus`), then marked copies past DISTINCT. */
 function corpus(n: number): Window[] {
   const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
   const sentences = docs.map((d) => [...segmenter.segment(d.text)].map((s) => s.segment.trim()).filter(Boolean));
-  const base: Window[] = [];
+  const base: Window[] = values.corpus === 'windows' ? everyWindow(n, sentences) : [];
   const distinct = Math.min(n, DISTINCT);
   for (let size = 1; base.length < distinct && size <= 8; size++) {
     docs.forEach((doc, d) => {
@@ -98,10 +120,32 @@ function corpus(n: number): Window[] {
     });
   }
   const out = [...base];
-  for (let copy = 1; out.length < n; copy++) {
+  for (let copy = 1; out.length < n && base.length > 0; copy++) {
     for (const w of base) {
       if (out.length >= n) break;
       out.push({ ...w, raw_text: `${w.raw_text} xk${copy}`, source_id: `${w.source_id}:${copy}` });
+    }
+  }
+  return out;
+}
+
+/**
+ * `--corpus windows`: each abstract's every window (every start, every length up to the whole
+ * abstract), abstracts with judged claims first, until `n` (at most DISTINCT).
+ */
+function everyWindow(n: number, sentences: string[][]): Window[] {
+  const judgedDocs = new Set([...qrels.values()].flatMap((rel) => [...rel.keys()]));
+  const order = docs.map((_, d) => d).sort((a, b) => Number(judgedDocs.has(docs[b]!._id)) - Number(judgedDocs.has(docs[a]!._id)));
+  const out: Window[] = [];
+  const distinct = Math.min(n, DISTINCT);
+  for (const d of order) {
+    const doc = docs[d]!;
+    const s = sentences[d]!;
+    for (let size = 1; size <= s.length; size++) {
+      for (let i = 0; i + size <= s.length; i++) {
+        if (out.length >= distinct) return out;
+        out.push({ title: doc.title, raw_text: s.slice(i, i + size).join(' '), source_type: `w${size}`, source_id: `${doc._id}:${size}:${i}` });
+      }
     }
   }
   return out;
@@ -128,9 +172,48 @@ function copyingEmbedder(inner: Embedder): Embedder {
   };
 }
 
+/**
+ * `--embedder hash`: an OpenAI-compatible embeddings server in this process, each text's
+ * words hashed into 384 signed dimensions and normalised; Lore (here and `lore serve`) is
+ * pointed at it through the environment it inherits.
+ */
+if (values.embedder === 'hash') {
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (part: Buffer) => (body += part));
+    request.on('end', () => {
+      const { input } = JSON.parse(body) as { input: string[] };
+      const data = input.map((text, index) => ({ object: 'embedding', index, embedding: hashVector(text) }));
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ object: 'list', data, model: 'hash-384', usage: { prompt_tokens: 0, total_tokens: 0 } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  Object.assign(process.env, {
+    LORE_EMBEDDINGS: 'openai',
+    OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`,
+    OPENAI_API_KEY: 'bench',
+    LORE_EMBEDDINGS_MODEL: 'hash-384',
+    LORE_EMBEDDINGS_DIMENSIONS: '384',
+  });
+}
+
+/** A bag of words as a vector: each lowercased word adds ±1 to a dimension chosen by its hash. */
+function hashVector(text: string): number[] {
+  const v = new Array<number>(384).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const h = createHash('md5').update(word).digest();
+    v[h.readUInt16LE(0) % 384]! += h[2]! & 1 ? 1 : -1;
+  }
+  const norm = Math.hypot(...v) || 1;
+  return v.map((x) => x / norm);
+}
+
 const config = loadConfig({ ...process.env, LORE_LOG_LEVEL: 'silent', DATABASE_URL: undefined });
 const model = await createEmbedder(config);
-const cached = cachingEmbedder(model, path.resolve('bench/results/.cache/search-corpus'));
+const cached = cachingEmbedder(model, path.resolve(`bench/results/.cache/search-corpus${values.embedder === 'hash' ? '-hash' : ''}`));
+if (values.embedder === 'hash') cached.enabled = false;
 const stats = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
@@ -349,10 +432,10 @@ async function measureBaseline(databaseUrl: string, dims: number): Promise<Omit<
 mkdirSync('bench/results/.data', { recursive: true });
 let baselineSql: number | undefined;
 for (const backend of values.backends.split(',')) {
-  const stateFile = path.resolve(`bench/results/.data/${backend}-${target}.json`);
+  const stateFile = path.resolve(`bench/results/.data/${backend}-${variant}.json`);
   let where: { databaseUrl?: string; dataDir?: string };
   if (backend === 'postgres') {
-    const name = `lore_bench_search_${target}`;
+    const name = `lore_bench_search_${variant.replaceAll('-', '_')}`;
     const server = new URL(values.pg);
     const admin = new pg.Client({ connectionString: values.pg });
     await admin.connect();
@@ -365,7 +448,7 @@ for (const backend of values.backends.split(',')) {
     server.pathname = `/${name}`;
     where = { databaseUrl: server.toString() };
   } else {
-    const dataDir = path.resolve(`bench/results/.data/pglite-${target}`);
+    const dataDir = path.resolve(`bench/results/.data/pglite-${variant}`);
     if (!values.reuse || !existsSync(stateFile)) {
       rmSync(stateFile, { force: true });
       rmSync(dataDir, { recursive: true, force: true });
@@ -408,7 +491,12 @@ for (const backend of values.backends.split(',')) {
 
 const backendOf = (r: Row) => r.name.split(' ')[0];
 const f = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(1));
-console.log(`\nsearch at ${target.toLocaleString('en')} chunks: 1 client × ${judged.length} judged SciFact claims${values.forms ? ' as typed (--forms)' : ''}, then ${clients} clients × ${seconds} s after ${warmup} s unmeasured (per_page ${PER_PAGE}, loopback HTTP)`);
+const described = [
+  values.corpus === 'windows' ? 'every sentence window of each abstract' : 'SciFact sentence windows',
+  values.embedder === 'hash' ? 'hashed-word vectors from a local embeddings server' : 'the bundled model',
+  values.fresh ? 'searched right after the load' : values.reuse ? 'reusing stored data when present' : 'a new database',
+].join(', ');
+console.log(`\nsearch at ${target.toLocaleString('en')} chunks (${described}): 1 client × ${judged.length} judged SciFact claims${values.forms ? ' as typed (--forms)' : ''}, then ${clients} clients × ${seconds} s after ${warmup} s unmeasured (per_page ${PER_PAGE}, loopback HTTP)`);
 console.log(`floor, the query embedding alone: p50 ${f(floor.p50)} / p95 ${f(floor.p95)} ms\n`);
 const head = ['', 'chunks', '1 client p50/p95', `${clients} clients p50/p95`, 'searches/s', 'CPU/search', 'nDCG@10', 'Lore RSS', 'DB RSS', 'disk/chunk'];
 const table = rows.map((r) => [
@@ -437,4 +525,4 @@ for (const r of rows) {
 if (baselineSql !== undefined) console.log(`postgres baseline: its statement alone, 1 client median ${baselineSql.toFixed(1)} ms (the rest of its latency is the embedding)`);
 console.log('Lore rows are HTTP round trips to `lore serve`; the baseline row is embedding + SQL in the bench process (no HTTP).');
 console.log(`CPU/search is CPU time under the ${clients}-client load divided by searches: Lore's process (+ PostgreSQL's processes); PGlite runs inside Lore's.`);
-writeFileSync(`bench/results/search-${target}.json`, JSON.stringify({ clients, seconds, floor, rows, baselineSql }, null, 2));
+writeFileSync(`bench/results/search-${variant}${values.fresh ? '-fresh' : ''}.json`, JSON.stringify({ corpus: values.corpus, embedder: values.embedder, fresh: values.fresh, clients, seconds, floor, rows, baselineSql }, null, 2));
