@@ -33,6 +33,8 @@ export interface ChunkScore {
   bm25: number;
   /** Cosine similarity of the chunk and query embeddings. */
   cosine: number;
+  /** The heading the chunk sits under (the last of its trail), when it has one. */
+  heading?: string | null;
 }
 
 /**

@@ -154,6 +154,8 @@ export function createSearchService(deps: {
       extraChunkIds?: readonly number[];
       embedding?: Promise<Float32Array>;
       lap?: (stage: string) => void;
+      /** Whether a heading naming the query lifts its chunks (fusion.ts): for a search box, not for an answer's passages. */
+      headings?: boolean;
     },
   ): Promise<{ found: Scoring; terms: string[] }> {
     // The query is embedded from the start, beside the lexical pass, which does not need it.
@@ -175,7 +177,7 @@ export function createSearchService(deps: {
     });
     const slots = terms.length + (loose?.prefix?.slot === terms.length ? 1 : 0);
     // Snippets mark what matched: the query's terms, and the terms a prefix or typo matched.
-    return { found: scoring(chunks, slots, matches, language, calibration), terms: [...new Set([...terms, ...matches.map((m) => m.term)])] };
+    return { found: scoring(chunks, slots, matches, language, calibration, options.headings ?? false), terms: [...new Set([...terms, ...matches.map((m) => m.term)])] };
   }
 
   /** Candidates scored, fused, cut at the threshold and ordered (boosts and sorts applied). */
@@ -183,7 +185,7 @@ export function createSearchService(deps: {
     scope: Scope,
     collectionIds: readonly string[],
     params: RankParams,
-    options: { mode?: SearchMode; extraChunkIds?: readonly number[]; embedding?: Promise<Float32Array>; lap?: (stage: string) => void } = {},
+    options: { mode?: SearchMode; extraChunkIds?: readonly number[]; embedding?: Promise<Float32Array>; lap?: (stage: string) => void; headings?: boolean } = {},
   ): Promise<Ranking> {
     const mode = options.mode ?? 'hybrid';
     const { found, terms } = await find(scope, collectionIds, params.query, { ...options, meta: params.meta, lexical: mode !== 'vector', typing: params.typing, typos: params.typos });
@@ -226,7 +228,7 @@ export function createSearchService(deps: {
       embedding.catch(() => {});
       const integration = await integrations.getActive(scope, integrationId);
       lap('integration');
-      const { ranked, terms, parts } = await rank(scope, integration.collection_ids, { ...params, typos: params.typos ?? typoTolerance(integration) }, { mode: options.mode, embedding, lap });
+      const { ranked, terms, parts } = await rank(scope, integration.collection_ids, { ...params, typos: params.typos ?? typoTolerance(integration) }, { mode: options.mode, embedding, lap, headings: true });
       const pageItems = ranked.slice((params.page - 1) * params.perPage, params.page * params.perPage);
       const hits = (await passages(scope, pageItems, terms, parts)).map((p) => p.hit);
       lap('hydrate');
@@ -260,7 +262,7 @@ export function createSearchService(deps: {
 
     async compareModes(scope, integrationId, query, options = {}) {
       const integration = await integrations.getActive(scope, integrationId);
-      const { found } = await find(scope, integration.collection_ids, query, { typing: options.typing, typos: options.typos ?? typoTolerance(integration) });
+      const { found } = await find(scope, integration.collection_ids, query, { typing: options.typing, typos: options.typos ?? typoTolerance(integration), headings: true });
       const ids = (mode: SearchMode) => fuse(found, mode, 0).map((r) => ({ entryId: r.entryId, similarity: r.similarity }));
       return { lexical: ids('lexical'), vector: ids('vector'), hybrid: ids('hybrid') };
     },

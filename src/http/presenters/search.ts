@@ -18,7 +18,8 @@ const SearchHit = Type.Object({
     vector: Type.Optional(Type.Number({ description: 'explain=true: calibrated cosine of the best chunk, 0..1' })),
     bm25: Type.Optional(Type.Number({ description: 'explain=true: raw BM25' })),
     cosine: Type.Optional(Type.Number({ description: 'explain=true: raw cosine' })),
-    lexical_weight: Type.Optional(Type.Number({ description: 'explain=true: similarity = lexical_weight × lexical + (1 − lexical_weight) × vector' })),
+    lexical_weight: Type.Optional(Type.Number({ description: 'explain=true: similarity = lexical_weight × lexical + (1 − lexical_weight) × vector + 0.2 × heading, at most 1' })),
+    heading: Type.Optional(Type.Number({ description: "explain=true: how well the hit's heading names the query, 0 to 1 (1: the heading is the query)" })),
   }),
   snippet: Type.String({ description: 'Best passage, HTML-escaped, query terms in <mark>' }),
 });
