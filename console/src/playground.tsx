@@ -184,7 +184,7 @@ function Answer({ summary }: { summary: Summary }) {
   );
 }
 
-/** Hits with their scores: the similarity split into its weighted lexical and vector parts. */
+/** Hits with their scores: the similarity split into its weighted lexical and vector parts, and a heading's that names the query. */
 function Hits({ hits }: { hits: Hit[] }) {
   if (hits.length === 0) return <Empty title="No hit reached the threshold">Lower the threshold to see what scored below it.</Empty>;
   return (
@@ -197,6 +197,8 @@ function Hits({ hits }: { hits: Hit[] }) {
           const b = h.score_breakdown;
           const lexical = b.lexical_weight * b.lexical;
           const vector = (1 - b.lexical_weight) * b.vector;
+          // What the heading added, as far as the similarity's cap at 1 let it.
+          const heading = b.heading ? Math.max(0, b.similarity - lexical - vector) : 0;
           return (
             <tr key={h.id}>
               <td class="clip">
@@ -204,11 +206,13 @@ function Hits({ hits }: { hits: Hit[] }) {
                 <p class="muted snippet" dangerouslySetInnerHTML={{ __html: snippetHtml(h.snippet) }} />
               </td>
               <td>
-                <span class="split" role="img" aria-label={`similarity ${b.similarity.toFixed(3)}: lexical ${lexical.toFixed(3)}, vector ${vector.toFixed(3)}`}>
+                <span class="split" role="img" aria-label={`similarity ${b.similarity.toFixed(3)}: lexical ${lexical.toFixed(3)}, vector ${vector.toFixed(3)}${heading > 0 ? `, heading ${heading.toFixed(3)}` : ''}`}>
                   <span class="split-lexical" style={{ width: `${lexical * 100}%` }} />
                   <span class="split-vector" style={{ width: `${vector * 100}%` }} />
+                  {heading > 0 && <span class="split-heading" style={{ width: `${heading * 100}%` }} />}
                 </span>
                 {b.similarity.toFixed(3)} = {lexical.toFixed(3)} + {vector.toFixed(3)}
+                {heading > 0 && <> + {heading.toFixed(3)} <span class="muted">heading</span></>}
               </td>
               <td class="num">{b.bm25.toFixed(2)}</td>
               <td class="num">{b.cosine.toFixed(3)}</td>

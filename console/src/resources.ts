@@ -41,7 +41,7 @@ export interface Crawler {
   last_run: { started_at: string; finished_at: string; outcome: 'finished' | 'failed'; error: string | null; report: CrawlReport } | null;
 }
 
-export interface Breakdown { similarity: number; final_score: number; lexical: number; vector: number; bm25: number; cosine: number; lexical_weight: number }
+export interface Breakdown { similarity: number; final_score: number; lexical: number; vector: number; bm25: number; cosine: number; lexical_weight: number; heading?: number }
 export interface Hit { id: string; title: string | null; source_url: string | null; snippet: string; score_breakdown: Breakdown }
 export interface Summary { has_relevant_results: boolean; summary: string; references: { ref: number; title: string; url: string }[]; data: Pick<Entry, 'id' | 'title' | 'raw_text'>[] }
 
