@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { backends, constantEmbedder, startServer, type TestServer } from './helpers.js';
+import { backends, constantEmbedder, searchBoxOver, startServer, type TestServer } from './helpers.js';
 
 const DOCS = [
   {
@@ -45,10 +45,7 @@ for (const backend of backends()) {
     before(async () => {
       server = await startServer(backend, { embedder: constantEmbedder });
       token = (await server.createOrg('Acme')).token;
-      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Docs' } })).body.data.id;
-      const res = await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries: DOCS.map((d) => ({ source_type: 'doc', ...d })) } });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Box', collection_ids: [collection] } })).body.data.id;
+      ({ integration } = await searchBoxOver(server, token, 'Docs', DOCS.map((d) => ({ source_type: 'doc', ...d }))));
     });
     after(() => server.close());
 

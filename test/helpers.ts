@@ -144,6 +144,15 @@ export async function startServer(
   };
 }
 
+/** A collection named `name` holding `entries` (one batch, checked) and a search box over it, for `token`'s organisation. */
+export async function searchBoxOver(server: TestServer, token: string, name: string, entries: object[]): Promise<{ collection: string; integration: string }> {
+  const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name } })).body.data.id as string;
+  const res = await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } });
+  if (res.status !== 200) throw new Error(`entries/batch answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Box', collection_ids: [collection] } })).body.data.id as string;
+  return { collection, integration };
+}
+
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { analyze } from '../src/domain/ingestion/text/tokenize.js';
-import { backends, constantEmbedder, startServer, type TestServer } from './helpers.js';
+import { backends, constantEmbedder, searchBoxOver, startServer, type TestServer } from './helpers.js';
 
 const ARTICLES = [
   { source_id: 'invoices', title: 'Billing history', raw_text: 'Invoices are listed under Billing and History. Each invoice can be downloaded as a PDF file.' },
@@ -39,10 +39,7 @@ for (const backend of backends()) {
     before(async () => {
       server = await startServer(backend, { embedder: constantEmbedder });
       token = (await server.createOrg('Acme')).token;
-      collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Help' } })).body.data.id;
-      const res = await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries: ARTICLES.map((a) => ({ source_type: 'article', ...a })) } });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Box', collection_ids: [collection] } })).body.data.id;
+      ({ collection, integration } = await searchBoxOver(server, token, 'Help', ARTICLES.map((a) => ({ source_type: 'article', ...a }))));
     });
     after(() => server.close());
 
