@@ -123,7 +123,10 @@ export function fuse(found: Scoring, mode: SearchMode, threshold: number): Ranke
   return [...best.values()]
     .filter((b) => b.score >= threshold)
     .sort((a, b) => b.score - a.score || tie(a.chunk, b.chunk))
-    .map((b) => ({ entryId: b.chunk.entryId, chunkId: b.chunk.chunkId, similarity: clamp(b.score), final: clamp(b.score), fields: NO_FIELDS }));
+    .map((b) => {
+      const similarity = clamp(b.score);
+      return { entryId: b.chunk.entryId, chunkId: b.chunk.chunkId, similarity, final: similarity, fields: NO_FIELDS };
+    });
 }
 
 /** The signals of each ranked hit's chunk (see ScoreParts), by chunk id. */
@@ -133,8 +136,7 @@ export function explain(found: Scoring, ranked: readonly Ranked[]): Map<number, 
   for (const chunk of found.chunks) {
     if (!wanted.has(chunk.chunkId)) continue;
     const [lexical, vector] = [lexicalSignal(chunk, found.ideal), vectorSignal(chunk, found.range)];
-    const heading = (chunk.heading && found.headings.get(chunk.heading)) || 0;
-    parts.set(chunk.chunkId, { lexical: round(lexical), vector: round(vector), bm25: round(chunk.bm25), cosine: round(chunk.cosine), lexical_weight: found.weight, heading: round(heading) });
+    parts.set(chunk.chunkId, { lexical: round(lexical), vector: round(vector), bm25: round(chunk.bm25), cosine: round(chunk.cosine), lexical_weight: found.weight, heading: round(headingSignal(chunk, found)) });
   }
   return parts;
 }
@@ -150,14 +152,14 @@ function unknownSlotsWeight(slots: number, best: ReadonlyMap<number, number>): n
 /** A chunk's calibrated signals in [0, 1]. */
 const vectorSignal = (chunk: ChunkScore, { cosFloor, cosCeil }: CosineRange) => clamp((chunk.cosine - cosFloor) / (cosCeil - cosFloor));
 const lexicalSignal = (chunk: ChunkScore, ideal: number) => (ideal > 0 ? clamp(chunk.bm25 / ideal) : 0);
+const headingSignal = (chunk: ChunkScore, found: Scoring) => (chunk.heading && found.headings.get(chunk.heading)) || 0;
 
 /** A chunk's similarity in `mode`, before it is capped at 1 (the heading's part may take it past). */
 function score(chunk: ChunkScore, found: Scoring, mode: SearchMode): number {
   const vector = vectorSignal(chunk, found.range);
   if (mode === 'vector') return vector;
   const lexical = lexicalSignal(chunk, found.ideal);
-  const heading = (chunk.heading && found.headings.get(chunk.heading)) || 0;
-  return (mode === 'lexical' ? lexical : found.weight * lexical + (1 - found.weight) * vector) + HEADING_WEIGHT * heading;
+  return (mode === 'lexical' ? lexical : found.weight * lexical + (1 - found.weight) * vector) + HEADING_WEIGHT * headingSignal(chunk, found);
 }
 
 const clamp = (x: number) => Math.min(1, Math.max(0, x));

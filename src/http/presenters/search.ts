@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { HEADING_WEIGHT } from '../../domain/search/fusion.js';
 import type { SearchResult } from '../../domain/search/service.js';
 import { presentPage } from '../paginate.js';
 import { Entry, Paginated } from '../schemas.js';
@@ -18,7 +19,7 @@ const SearchHit = Type.Object({
     vector: Type.Optional(Type.Number({ description: 'explain=true: calibrated cosine of the best chunk, 0..1' })),
     bm25: Type.Optional(Type.Number({ description: 'explain=true: raw BM25' })),
     cosine: Type.Optional(Type.Number({ description: 'explain=true: raw cosine' })),
-    lexical_weight: Type.Optional(Type.Number({ description: 'explain=true: similarity = lexical_weight × lexical + (1 − lexical_weight) × vector + 0.2 × heading, at most 1' })),
+    lexical_weight: Type.Optional(Type.Number({ description: `explain=true: similarity = lexical_weight × lexical + (1 − lexical_weight) × vector + ${HEADING_WEIGHT} × heading, at most 1` })),
     heading: Type.Optional(Type.Number({ description: "explain=true: how well the hit's heading names the query, 0 to 1 (1: the heading is the query)" })),
   }),
   snippet: Type.String({ description: 'Best passage, HTML-escaped, query terms in <mark>' }),
