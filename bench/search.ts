@@ -109,7 +109,20 @@ type Window = { title: string; raw_text: string; source_type: string; source_id:
 function corpus(n: number): Window[] {
   const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
   const sentences = docs.map((d) => [...segmenter.segment(d.text)].map((s) => s.segment.trim()).filter(Boolean));
-  const base: Window[] = values.corpus === 'windows' ? everyWindow(n, sentences) : [];
+  const base = values.corpus === 'windows' ? everyWindow(n, sentences) : shortWindows(n, sentences);
+  const out = [...base];
+  for (let copy = 1; out.length < n && base.length > 0; copy++) {
+    for (const w of base) {
+      if (out.length >= n) break;
+      out.push({ ...w, raw_text: `${w.raw_text} xk${copy}`, source_id: `${w.source_id}:${copy}` });
+    }
+  }
+  return out;
+}
+
+/** The default corpus: all single sentences, then pairs, then triples… (up to 8), until `n` (at most DISTINCT). */
+function shortWindows(n: number, sentences: string[][]): Window[] {
+  const base: Window[] = [];
   const distinct = Math.min(n, DISTINCT);
   for (let size = 1; base.length < distinct && size <= 8; size++) {
     docs.forEach((doc, d) => {
@@ -119,14 +132,7 @@ function corpus(n: number): Window[] {
       }
     });
   }
-  const out = [...base];
-  for (let copy = 1; out.length < n && base.length > 0; copy++) {
-    for (const w of base) {
-      if (out.length >= n) break;
-      out.push({ ...w, raw_text: `${w.raw_text} xk${copy}`, source_id: `${w.source_id}:${copy}` });
-    }
-  }
-  return out;
+  return base;
 }
 
 /**
@@ -212,7 +218,8 @@ function hashVector(text: string): number[] {
 
 const config = loadConfig({ ...process.env, LORE_LOG_LEVEL: 'silent', DATABASE_URL: undefined });
 const model = await createEmbedder(config);
-const cached = cachingEmbedder(model, path.resolve(`bench/results/.cache/search-corpus${values.embedder === 'hash' ? '-hash' : ''}`));
+const cached = cachingEmbedder(model, path.resolve('bench/results/.cache/search-corpus'));
+// Hashed vectors cost less to compute than to cache (and must not enter the model's cache).
 if (values.embedder === 'hash') cached.enabled = false;
 const stats = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b);
