@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
 import { backends, startServer, TIMESTAMP, type TestServer } from './helpers.js';
 
 const ORIGIN = 'https://docs.example.com';
@@ -54,7 +55,9 @@ for (const backend of backends()) {
       chatWidget = (await server.call('POST', '/api/v1/widgets', { token, body: { type: 'chat', name: 'Chat', integration_id: bot, websites: ['docs.example.com'] } })).body.data.key;
 
       // Searches through the API, with what each found.
-      const queries = ['reset password', 'Reset password ', 'reset password', 'invoices', 'invoices', 'qqzx vbnm', 'qqzx vbnm', '=HYPERLINK("http://evil.example")', 'download something'];
+      const queries = ['reset password', 'Reset password ', 'reset password', 'invoices', 'invoices', 'qqzx vbnm', 'qqzx vbnm', '=HYPERLINK("http://evil.example")', 'download something',
+        // A visitor's line breaks: a spreadsheet must not start a row, nor a formula, there.
+        "pricing\n=cmd|' /C calc'!A0", 'billing\r@SUM(1+1)\r\n+tax'];
       for (const query of queries) {
         const res = await server.call('GET', `/api/v1/integrations/${box}/search?query=${encodeURIComponent(query)}&threshold=0.2`, { token });
         assert.equal(res.status, 200);
@@ -204,11 +207,34 @@ for (const backend of backends()) {
       const lines = (res.body as string).trim().split('\r\n');
       assert.equal(lines[0], 'query,searches,avg_results,avg_top_score,last_searched_at');
       assert.match(lines[1]!, /^reset password,3,/);
-      assert.equal(lines.length, 1 + new Set(searched.map((s) => s.query)).size);
+      assert.equal((parse(res.body as string) as string[][]).length, 1 + new Set(searched.map((s) => s.query)).size);
       const formula = lines.find((l) => l.includes('hyperlink'))!;
       assert.match(formula, /^"'=hyperlink\(""http:\/\/evil\.example""\)",1,/);
       const activity = await get('activity?format=csv');
       assert.equal((activity.body as string).split('\r\n')[0], 'period,searches,no_results,clicks,chat_answers,summaries');
+    });
+
+    it('exports CSV that no reader can take a formula from: line breaks inside cells are quoted and defused', async () => {
+      const formula = /^[=+\-@\t\r]/;
+      const exports = ['activity', 'queries?kind=top&limit=100', 'queries?kind=no_results', 'queries?kind=low_similarity', 'clicks', 'feedback', 'unanswered', `queries?integration_id=${box}&limit=100`];
+      for (const path of exports) {
+        const res = await get(`${path}${path.includes('?') ? '&' : '?'}format=csv`);
+        assert.equal(res.status, 200, path);
+        const csv = res.body as string;
+        // A real CSV parser ending rows at any line break outside quotes, as spreadsheets and
+        // Python's csv module do: every record has the header's width, and no cell starts a formula.
+        const records = parse(csv, { record_delimiter: ['\r\n', '\n', '\r'] }) as string[][];
+        assert.ok(records.length >= 1, path);
+        for (const record of records) {
+          assert.equal(record.length, records[0]!.length, `${path}: ${JSON.stringify(record)}`);
+          for (const cell of record) assert.doesNotMatch(cell, formula, `${path}: ${JSON.stringify(cell)}`);
+        }
+        // A reader that splits lines at any CR or LF (as spreadsheets do with a bare one).
+        for (const line of csv.split(/\r\n|\r|\n/)) assert.doesNotMatch(line, formula, `${path}: ${JSON.stringify(line)}`);
+      }
+      const queries = parse((await get('queries?limit=100&format=csv')).body as string, { columns: true }) as { query: string }[];
+      assert.ok(queries.some((q) => q.query === "pricing\n'=cmd|' /c calc'!a0"), 'the planted query is one cell of one row, defused after its break');
+      assert.ok(queries.some((q) => q.query === "billing\r'@sum(1+1)\r\n'+tax"));
     });
 
     it('shows another organisation nothing of this one', async () => {

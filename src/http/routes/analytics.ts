@@ -115,17 +115,28 @@ function limitOf(value: string | undefined): number {
 
 const metaOf = (w: AnalyticsWindow) => ({ integration_id: w.integrationId, from: w.from.toISOString(), to: w.to.toISOString() });
 
+/** A line break inside a cell followed by what a spreadsheet reads as a formula's start (`=`, `+`, `-`, `@`, tab, CR). */
+const BREAK_BEFORE_FORMULA = /(\r\n|\r|\n)(?=[=+\-@\t\r])/g;
+
 /**
  * Rows as a CSV download (a header line, RFC 4180 quoting). A cell a spreadsheet would read
  * as a formula (`=`, `+`, `-`, `@` first: visitors type the queries) is prefixed with `'`.
+ * A cell holding a line break (CR or LF alone too, which csv-stringify leaves unquoted: a
+ * spreadsheet or a line-based reader starts a row there) is quoted, and a formula starting
+ * after the break is defused as well, for readers that split lines anyway.
  */
 function sendCsv(reply: FastifyReply, name: string, w: AnalyticsWindow, rows: readonly Record<string, unknown>[], columns: readonly string[]) {
   const day = (d: Date) => d.toISOString().slice(0, 10);
-  const cells = rows.map((row) => columns.map((c) => (row[c] === null || row[c] === undefined ? '' : typeof row[c] === 'object' ? JSON.stringify(row[c]) : row[c])));
+  const cell = (value: unknown) => {
+    if (value === null || value === undefined) return '';
+    const text = typeof value === 'object' ? JSON.stringify(value) : value;
+    return typeof text === 'string' ? text.replace(BREAK_BEFORE_FORMULA, "$1'") : text;
+  };
+  const cells = rows.map((row) => columns.map((c) => cell(row[c])));
   return reply
     .type('text/csv; charset=utf-8')
     .header('content-disposition', `attachment; filename="lore-${name}-${day(w.from)}-${day(new Date(w.to.getTime() - 1))}.csv"`)
-    .send(stringify(cells, { header: true, columns: [...columns], escape_formulas: true, record_delimiter: 'windows' }));
+    .send(stringify(cells, { header: true, columns: [...columns], escape_formulas: true, quoted_match: /[\r\n]/, record_delimiter: 'windows' }));
 }
 
 /**
