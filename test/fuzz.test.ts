@@ -24,12 +24,17 @@ const HOSTILE = [
   '-1', '0', '1e309', 'NaN', 'Infinity', '99999999999999999999', '-0', 'true', 'null', '[]', '{}', '1.5', ' 1 ', '0x10',
 ];
 const hostileString = fc.oneof(fc.constantFrom(...HOSTILE), fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }));
-/** Any JSON value, hostile strings included, and deeply nested ones. */
+/** Any JSON value, hostile strings included, deeply nested and wide ones. */
 const anyValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: hostileString },
   { weight: 2, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null)) },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 1, arbitrary: fc.integer({ min: 20, max: 400 }).map(nested) },
+  // Deeper than a body may nest (64), as deep as JSON.stringify can still write in this process.
+  { weight: 1, arbitrary: fc.integer({ min: 60, max: 2_000 }).map(nested) },
+  // Wide: thousands of keys or items.
+  { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 20_000 }).map((n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i % 3 === 0 ? { v: i } : i]))) },
+  { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 50_000 }).map((n) => Array.from({ length: n }, (_, i) => i)) },
   { weight: 1, arbitrary: fc.constantFrom({ __proto__: { polluted: true } }, JSON.parse('{"__proto__": {"polluted": true}}'), { constructor: { prototype: { polluted: true } } }) },
   { weight: 1, arbitrary: fc.array(hostileString, { maxLength: 200 }) },
 );

@@ -42,6 +42,35 @@ for (const backend of backends()) {
       assert.equal(entries.body.meta.total, 0);
     });
 
+    it('refuses a body nested deeper than 64 levels with 422 naming the field (three levels down at most), before anything reads it recursively (it was a 500)', async () => {
+      // As JSON text: JSON.stringify itself cannot write a value this deep.
+      const nested = (depth: number): string => {
+        const open: string[] = [];
+        for (let i = 0; i < depth; i++) open.push(i % 2 === 0 ? '[' : '{"a":');
+        return open.join('') + '"deep"' + open.reverse().map((o) => (o === '[' ? ']' : '}')).join('');
+      };
+      const cases: { url: string; payload: string; field: string }[] = [
+        { url: `/api/v1/integrations/${integration}/events`, payload: `{"event_type":"click","meta":{"deep":${nested(5_000)}}}`, field: 'meta.deep.0' },
+        { url: `/api/v1/collections/${collection}/entries`, payload: `{"raw_text":"ok","meta":${nested(100)}}`, field: 'meta.0.a' },
+        { url: `/api/v1/collections/${collection}/entries`, payload: `{"raw_text":"ok","searchable_meta":{"tags":${nested(20_000)}}}`, field: 'searchable_meta.tags.0' },
+        { url: `/api/v1/collections/${collection}/entries/batch`, payload: `{"entries":[{"raw_text":"fine"},{"raw_text":"ok","meta":{"x":${nested(70)}}}]}`, field: 'entries.1.meta' },
+        { url: '/api/v1/collections', payload: nested(10_000), field: '0.a.0' },
+      ];
+      const before = (await server.call('GET', `/api/v1/collections/${collection}/entries`, { token })).body.meta.total;
+      for (const c of cases) {
+        const res = await server.call('POST', c.url, { token, payload: c.payload });
+        assert.equal(res.status, 422, `${c.url} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+        assert.deepEqual(Object.keys(res.body.errors), [c.field], JSON.stringify(res.body));
+        assert.match(res.body.errors[c.field][0], /nested more than 64 levels/);
+      }
+      assert.equal((await server.call('GET', `/api/v1/collections/${collection}/entries`, { token })).body.meta.total, before, 'nothing stored');
+      // Nested as deep as allowed, or as wide as the body limit lets it be: stored, or refused for its size, never a 500.
+      const deepest = await server.call('POST', `/api/v1/collections/${collection}/entries`, { token, payload: `{"raw_text":"deep but allowed","meta":{"x":${nested(61)}}}` });
+      assert.equal(deepest.status, 201, JSON.stringify(deepest.body).slice(0, 300));
+      const wide = await server.call('POST', `/api/v1/integrations/${integration}/events`, { token, body: { event_type: 'click', meta: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i])) } });
+      assert.equal(wide.status, 422, 'an event’s meta is at most 50 keys');
+    });
+
     it('refuses a NUL character in a query string with 422', async () => {
       for (const url of [`/api/v1/integrations/${integration}/search?query=a%00b`, `/api/v1/integrations/${integration}/summarise?query=%00&stream=false`, '/api/v1/collections?page=1%00', `/api/v1/collections/${collection}/entries/by-source/web/a%00b`]) {
         const res = await server.call('GET', url, { token });

@@ -1,12 +1,23 @@
 /**
- * Request checks that come before any route: input PostgreSQL cannot store, and a Host
- * header no URL can be built from. Both used to reach a 500.
+ * Request checks that come before any route: input PostgreSQL cannot store, bodies nested
+ * deeper than any route reads, and a Host header no URL can be built from. All used to
+ * reach a 500.
  */
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../domain/errors.js';
 
 /** Most fields reported at once; a body full of NULs needs no longer list. */
 const MAX_REPORTED = 20;
+
+/**
+ * The deepest a body may nest (the body itself is level 0): a batch of entries whose `meta`
+ * holds a list of objects is 7 levels deep. Deeper free-form JSON (`meta` nested 5,000 levels)
+ * overflowed the stack of whatever read it recursively — `JSON.stringify`, the database's
+ * JSON encoding — into a 500; it is refused here, before any route reads it.
+ */
+export const MAX_BODY_DEPTH = 64;
+/** A too-deep value is reported at its field this many levels down at most (`entries.3.meta`). */
+const REPORTED_DEPTH = 3;
 
 /**
  * A hostname (letters, digits, `-`, `.`, `_` as in container names), an IPv4 address or a
@@ -34,7 +45,32 @@ export function registerHostileInputChecks(app: FastifyInstance): void {
   // The path and query before any other hook (authentication reads path parameters), the
   // body once it is parsed.
   app.addHook('onRequest', async (request) => refuseNul([...new Set([...inspectInput(request.params), ...inspectInput(request.query)])]));
-  app.addHook('preValidation', async (request) => refuseNul(inspectInput(request.body)));
+  app.addHook('preValidation', async (request) => {
+    const deep = tooDeep(request.body);
+    if (deep !== null) throw ValidationError.field(deep, `The ${deep} field must not be nested more than ${MAX_BODY_DEPTH} levels deep.`);
+    refuseNul(inspectInput(request.body));
+  });
+}
+
+/**
+ * The field (`meta`, `entries.3.meta`: at most REPORTED_DEPTH levels down) under which `input`
+ * nests deeper than MAX_BODY_DEPTH, or null. Iterative, and stops at the first too-deep value.
+ */
+export function tooDeep(input: unknown): string | null {
+  const stack: { value: unknown; depth: number; path: string }[] = [{ value: input, depth: 0, path: '' }];
+  while (stack.length > 0) {
+    const { value, depth, path } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_BODY_DEPTH) return path || 'body';
+    const keys = Array.isArray(value) ? value.keys() : Object.keys(value);
+    for (const key of keys) {
+      const child = (value as Record<string | number, unknown>)[key];
+      if (child !== null && typeof child === 'object') {
+        stack.push({ value: child, depth: depth + 1, path: depth < REPORTED_DEPTH ? (path ? `${path}.${key}` : String(key)) : path });
+      }
+    }
+  }
+  return null;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
