@@ -224,6 +224,18 @@ for (const backend of backends()) {
         assert.equal((await widgetCall('GET', searchWidget.key, `search?query=reset&session_id=${'x'.repeat(65)}`, { origin: ORIGIN })).status, 422);
       });
 
+      it('gives the score breakdown (explain=true) to an organisation API key only, never to a visitor', async () => {
+        const path = 'search?query=reset+password&threshold=0&explain=true';
+        const parts = (res: { body: { data: { score_breakdown: Record<string, number> }[] } }) => Object.keys(res.body.data[0]!.score_breakdown).sort();
+        for (const res of [await widgetCall('GET', searchWidget.key, path, { origin: ORIGIN }), await widgetCall('GET', searchWidget.key, path, { bearer: searchWidget.secret })]) {
+          assert.equal(res.status, 200);
+          assert.deepEqual(parts(res), ['final_score', 'similarity']);
+        }
+        const byKey = await widgetCall('GET', searchWidget.key, path, { bearer: await apiKey(['search'], [docs]) });
+        assert.equal(byKey.status, 200);
+        assert.ok(['bm25', 'cosine', 'lexical', 'vector'].every((k) => parts(byKey).includes(k)), JSON.stringify(byKey.body.data[0].score_breakdown));
+      });
+
       it('refuses requests without a valid credential', async () => {
         const path = 'search?query=reset';
         assert.equal((await widgetCall('GET', searchWidget.key, path)).status, 401);

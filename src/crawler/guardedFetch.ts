@@ -12,10 +12,30 @@ import { Agent, fetch as undiciFetch } from 'undici';
 const MAX_REDIRECTS = 10;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Whether an address is public (global unicast), IPv4-mapped IPv6 read as IPv4. */
+/**
+ * Whether an address is public (global unicast). An IPv6 address that embeds an IPv4 one is
+ * judged by it: IPv4-mapped (`::ffff:127.0.0.1`), IPv4-compatible (`::7f00:1`, which
+ * ipaddr.js calls unicast), IPv4-translated (`::ffff:0:7f00:1`), NAT64's well-known prefix
+ * (`64:ff9b::7f00:1`) and 6to4 (`2002:7f00:1::`), so an IPv6-only network's NAT64 still
+ * reaches public IPv4 sites and none of these forms reaches a private one. Teredo and every
+ * other special range are not public.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4') return ip.range() === 'unicast';
+  const embedded = embeddedIPv4(ip as ipaddr.IPv6);
+  return (embedded ?? ip).range() === 'unicast';
+}
+
+/** The IPv4 address an IPv6 one carries (see isPublicAddress), or null. */
+function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const bytes = ip.toByteArray();
+  const range = ip.range();
+  const compatible = range === 'unicast' && bytes.slice(0, 12).every((b) => b === 0);
+  if (compatible || range === 'rfc6052' || range === 'rfc6145') return new ipaddr.IPv4(bytes.slice(12));
+  if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6));
+  return null;
 }
 
 export class PrivateAddressError extends Error {}

@@ -12,6 +12,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The widget named in the path; set by the `widgetAuth` hook. */
     widget: StoredWidget;
+    /**
+     * How the widget request was authorised (`widgetAuth`): a visitor's page on an allowed
+     * origin, the widget's secret, or an organisation API key.
+     */
+    widgetAccess: 'origin' | 'secret' | 'key';
   }
   interface FastifyContextConfig {
     /** A widget route: the API key permission it needs and the widget types it serves. */
@@ -99,11 +104,13 @@ export function widgetAuth(deps: { widgets: Pick<WidgetService, 'resolve'>; apiK
     const route = request.routeOptions.config.widgetRoute!;
     const widget = await loadWidget(deps.widgets, request);
     widgetCors(request, reply, widget);
-    bearerCors(request, reply, await authoriseWidget(deps, widget, { origin: pageOrigin(request), bearer: bearer(request) }, route.permission));
+    const how = await authoriseWidget(deps, widget, { origin: pageOrigin(request), bearer: bearer(request) }, route.permission);
+    bearerCors(request, reply, how);
     if (!route.types.includes(widget.type)) {
       throw new ForbiddenError(`A ${widget.type} widget cannot serve this endpoint.`);
     }
     request.widget = widget;
+    request.widgetAccess = how;
     request.scope = { organisationId: widget.organisationId };
     request.usageQuota = widget.usageQuota;
   };

@@ -125,13 +125,17 @@ export function widgetApiRoutes(app: App): void {
     schema: {
       tags,
       summary: 'Search through a search widget (integration search parameters, plus session_id)',
+      description: 'The integration search parameters, plus session_id. explain=true is honoured only for an organisation API key; a visitor gets no score breakdown.',
       params: Params,
       querystring: Type.Object({ session_id: Type.Optional(SessionId), ...SearchFlags }, { additionalProperties: true }),
       response: { 200: Type.Object({ ...SearchResponse.properties, session_id: Type.String() }), 403: Message, 503: Message, ...errorResponses },
     },
   }, async (request, reply) => {
     const { session_id: sessionId, ...query } = request.query as Record<string, unknown>;
-    const result = await search.search(request.scope, request.widget.integration_id, parseSearchParams(query));
+    const params = parseSearchParams(query);
+    // Raw BM25 and cosine scores are for the organisation tuning its search, not its visitors.
+    if (request.widgetAccess !== 'key') params.explain = false;
+    const result = await search.search(request.scope, request.widget.integration_id, params);
     reply.header('server-timing', serverTiming(result));
     return { ...presentSearch(request, result, config.publicUrl), session_id: (sessionId as string | undefined) ?? randomUUID() };
   });
