@@ -45,7 +45,7 @@ import { createWidgetRepository } from './storage/widgets.js';
 import { createCrawlerRepository } from './storage/crawlers.js';
 import { createCrawlerRunner, createCrawlerService, type CrawlerRunner } from './domain/crawl/crawlers.js';
 import { runCrawl } from './crawler/crawlRun.js';
-import { createCrawlFetch } from './crawler/guardedFetch.js';
+import { createCrawlFetch, privateTarget } from './crawler/guardedFetch.js';
 
 export interface Container {
   deps: AppDeps;
@@ -130,7 +130,11 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const collections = createCollectionService({ collections: collectionRepository });
   const widgets = createWidgetService({ widgets: widgetRepository, integrations });
   const crawlerRepository = createCrawlerRepository(db);
-  const crawlers = createCrawlerService({ crawlers: crawlerRepository, collectionExists: async (scope, id) => (await collectionRepository.get(scope, id)) !== null });
+  const crawlers = createCrawlerService({
+    crawlers: crawlerRepository,
+    collectionExists: async (scope, id) => (await collectionRepository.get(scope, id)) !== null,
+    ...(!config.crawlPrivateNetworks && { privateTarget }),
+  });
   const crawlerRunner = createCrawlerRunner({
     crawlers: crawlerRepository,
     entries,

@@ -5,6 +5,7 @@
  * of private addresses unless LORE_CRAWL_PRIVATE_NETWORKS allows it. On both backends.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createCrawlerRepository } from '../src/storage/crawlers.js';
 import { site } from './fixtures/site.js';
@@ -143,11 +144,38 @@ describe('website crawlers and private addresses', () => {
     await web.close();
   });
 
-  it('does not fetch a private address unless LORE_CRAWL_PRIVATE_NETWORKS allows it', async () => {
-    const { token } = await server.createOrg();
+  it('refuses a crawler whose start URL reaches a private address, created, moved there or run, with 422 naming the setting', async () => {
+    const { token, id } = await server.createOrg();
     const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Site' } })).body.data.id;
+    const base = `/api/v1/collections/${collection}/crawlers`;
+    const refused = (res: { status: number; body: { errors?: Record<string, string[]> } }) => {
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.deepEqual(Object.keys(res.body.errors ?? {}), ['start_url']);
+      assert.match(res.body.errors!.start_url![0]!, /private address .*LORE_CRAWL_PRIVATE_NETWORKS/);
+    };
+    for (const start of [`${web.url()}/docs/`, `${web.url().replace('127.0.0.1', 'localhost')}/docs/`, 'http://[::ffff:127.0.0.1]/', 'http://[::7f00:1]/', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/']) {
+      refused(await server.call('POST', base, { token, body: { start_url: start } }));
+    }
+    assert.equal((await server.call('GET', base, { token })).body.meta.total, 0, 'nothing created');
+    // A name that does not resolve (no network here) is accepted: its run reports what it finds.
+    const crawler = await server.call('POST', base, { token, body: { start_url: 'https://docs.unresolvable.invalid/' } });
+    assert.equal(crawler.status, 201, JSON.stringify(crawler.body));
+    refused(await server.call('PATCH', `${base}/${crawler.body.data.id}`, { token, body: { start_url: `${web.url()}/docs/` } }));
+    // Stored before this check existed: running it is refused too.
+    const stored = await createCrawlerRepository(server.container.db).create({ organisationId: id }, collection, randomUUID(), { start_url: `${web.url()}/docs/`, include: [], exclude: [], max_pages: 10, keep_gone: false, sections: false, schedule_hours: null });
+    refused(await server.call('POST', `${base}/${stored.id}/run`, { token }));
+    await server.call('DELETE', `${base}/${stored.id}`, { token });
+    await server.call('DELETE', `${base}/${crawler.body.data.id}`, { token });
+    assert.equal(web.requests.size, 0, 'the site was never asked');
+  });
+
+  it('does not fetch a private address when a run reaches one anyway (a name that moved there)', async () => {
+    const { token, id } = await server.createOrg();
+    const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Site' } })).body.data.id;
+    const repository = createCrawlerRepository(server.container.db);
     for (const start of [`${web.url()}/docs/`, `${web.url().replace('127.0.0.1', 'localhost')}/docs/`]) {
-      const crawler = (await server.call('POST', `/api/v1/collections/${collection}/crawlers`, { token, body: { start_url: start } })).body.data;
+      // As if its name resolved publicly when it was created.
+      const crawler = await repository.create({ organisationId: id }, collection, randomUUID(), { start_url: start, include: [], exclude: [], max_pages: 10, keep_gone: false, sections: false, schedule_hours: null });
       await server.container.crawlerRunner.tick();
       const run = (await server.call('GET', `/api/v1/collections/${collection}/crawlers/${crawler.id}`, { token })).body.data.last_run;
       assert.equal(run.report.created, 0);

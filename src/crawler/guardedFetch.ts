@@ -40,6 +40,28 @@ function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
 
 export class PrivateAddressError extends Error {}
 
+/** How long `privateTarget` waits for a name to resolve before letting the crawl find out. */
+const RESOLVE_TIMEOUT_MS = 3_000;
+
+/**
+ * The private address a crawl of `url` would reach — its host is a private address, or a name
+ * that resolves to private addresses only — or null (public, or a name that does not resolve
+ * within RESOLVE_TIMEOUT_MS: the run reports what it finds then). For refusing a crawler before
+ * it runs; each fetch is still checked at connect time (a name may change what it resolves to).
+ */
+export async function privateTarget(url: string): Promise<string | null> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(host)) return isPublicAddress(host) ? null : host;
+  const addresses = await new Promise<LookupAddress[]>((resolve) => {
+    const timer = setTimeout(() => resolve([]), RESOLVE_TIMEOUT_MS);
+    lookup(host, { all: true }, (error, found) => {
+      clearTimeout(timer);
+      resolve(error ? [] : found);
+    });
+  });
+  return addresses.length > 0 && addresses.every((a) => !isPublicAddress(a.address)) ? addresses[0]!.address : null;
+}
+
 /** The guarded fetch; `allowPrivate` (LORE_CRAWL_PRIVATE_NETWORKS) returns the plain one. */
 export function createCrawlFetch(allowPrivate: boolean): typeof fetch {
   if (allowPrivate) return fetch;

@@ -29,7 +29,7 @@ export interface CrawlerService {
 
 const REPORTED_PAGES = 100;
 
-/** A start URL a crawler may have: http(s), no credentials (private addresses are refused when fetched). */
+/** A start URL a crawler may have: http(s), no credentials (private addresses: see `privateTarget`, and every fetch is checked). */
 export function checkStartUrl(raw: string): string {
   let url: URL;
   try {
@@ -43,8 +43,23 @@ export function checkStartUrl(raw: string): string {
   return url.toString();
 }
 
-export function createCrawlerService(deps: { crawlers: CrawlerRepository; collectionExists: (scope: Scope, id: string) => Promise<boolean> }): CrawlerService {
+export function createCrawlerService(deps: {
+  crawlers: CrawlerRepository;
+  collectionExists: (scope: Scope, id: string) => Promise<boolean>;
+  /**
+   * The private address a crawl of a start URL would reach, or null; absent when private
+   * networks may be crawled (LORE_CRAWL_PRIVATE_NETWORKS). Such a crawler is refused when
+   * created, moved there or run, rather than accepted and failing every page.
+   */
+  privateTarget?: (url: string) => Promise<string | null>;
+}): CrawlerService {
   const { crawlers } = deps;
+  async function requirePublic(startUrl: string): Promise<void> {
+    const target = await deps.privateTarget?.(startUrl);
+    if (target) {
+      throw ValidationError.field('start_url', `reaches a private address (${target}); this server crawls public addresses only unless LORE_CRAWL_PRIVATE_NETWORKS is on`);
+    }
+  }
   async function requireCollection(scope: Scope, collectionId: string) {
     if (!isUuid(collectionId) || !(await deps.collectionExists(scope, collectionId))) throw new NotFoundError('Collection');
   }
@@ -62,7 +77,9 @@ export function createCrawlerService(deps: { crawlers: CrawlerRepository; collec
     get,
     async create(scope, collectionId, settings) {
       await requireCollection(scope, collectionId);
-      return crawlers.create(scope, collectionId, randomUUID(), { ...settings, start_url: checkStartUrl(settings.start_url) });
+      const startUrl = checkStartUrl(settings.start_url);
+      await requirePublic(startUrl);
+      return crawlers.create(scope, collectionId, randomUUID(), { ...settings, start_url: startUrl });
     },
     async update(scope, collectionId, id, patch) {
       const current = await get(scope, collectionId, id);
@@ -75,6 +92,7 @@ export function createCrawlerService(deps: { crawlers: CrawlerRepository; collec
         sections: patch.sections ?? current.sections,
         schedule_hours: patch.schedule_hours === undefined ? current.schedule_hours : patch.schedule_hours,
       };
+      if (settings.start_url !== current.start_url) await requirePublic(settings.start_url);
       const updated = await crawlers.update(scope, collectionId, id, settings);
       if (!updated) throw new NotFoundError('Crawler');
       return updated;
@@ -84,8 +102,8 @@ export function createCrawlerService(deps: { crawlers: CrawlerRepository; collec
       if (!isUuid(id) || !(await crawlers.delete(scope, collectionId, id))) throw new NotFoundError('Crawler');
     },
     async run(scope, collectionId, id) {
-      await requireCollection(scope, collectionId);
-      if (!isUuid(id) || !(await crawlers.requestRun(scope, collectionId, id))) throw new NotFoundError('Crawler');
+      await requirePublic((await get(scope, collectionId, id)).start_url);
+      if (!(await crawlers.requestRun(scope, collectionId, id))) throw new NotFoundError('Crawler');
       return get(scope, collectionId, id);
     },
   };
