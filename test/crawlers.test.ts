@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { CRAWLERS_PER_ORGANISATION, RUNS_PER_ORGANISATION } from '../src/domain/crawl/crawlers.js';
 import { createCrawlerRepository } from '../src/storage/crawlers.js';
 import { site } from './fixtures/site.js';
 import { backends, constantEmbedder, startServer, type TestServer } from './helpers.js';
@@ -123,11 +124,49 @@ for (const backend of backends()) {
     it('lets one process at a time take a due crawler', async () => {
       const crawler = (await server.call('POST', base(), { token, body: { start_url: 'https://example.test/' } })).body.data;
       const repository = createCrawlerRepository(server.container.db);
-      const claims = await Promise.all([repository.claimDue(60), repository.claimDue(60)]);
+      const claims = await Promise.all([repository.claimDue(60, 2), repository.claimDue(60, 2)]);
       assert.deepEqual(claims.map((c) => c?.id ?? null).sort(), [crawler.id, null].sort());
       assert.equal((await server.call('GET', `${base()}/${crawler.id}`, { token })).body.data.status, 'running');
-      assert.equal(await repository.claimDue(60), null, 'leased');
+      assert.equal(await repository.claimDue(60, 2), null, 'leased');
       await server.call('DELETE', `${base()}/${crawler.id}`, { token });
+    });
+
+    it('takes due crawlers fairly: organisations in turn, at most RUNS_PER_ORGANISATION runs of one at once', async () => {
+      const orgs = await Promise.all(['Busy', 'Late'].map(async (name) => {
+        const { token: t } = await server.createOrg(name);
+        const c = (await server.call('POST', '/api/v1/collections', { token: t, body: { name: 'Site' } })).body.data.id;
+        return { token: t, base: `/api/v1/collections/${c}/crawlers` };
+      }));
+      const [busy, late] = orgs as [(typeof orgs)[0], (typeof orgs)[0]];
+      const busyIds: string[] = [];
+      for (let i = 0; i < 5; i++) busyIds.push((await server.call('POST', busy.base, { token: busy.token, body: { start_url: `https://example.test/${i}/` } })).body.data.id);
+      const lateId = (await server.call('POST', late.base, { token: late.token, body: { start_url: 'https://example.test/late/' } })).body.data.id;
+      const repository = createCrawlerRepository(server.container.db);
+      const claimed: string[] = [];
+      for (let claim = await repository.claimDue(60, RUNS_PER_ORGANISATION); claim; claim = await repository.claimDue(60, RUNS_PER_ORGANISATION)) claimed.push(claim.id);
+      const mine = claimed.filter((id) => busyIds.includes(id) || id === lateId);
+      // The busy organisation's first crawler, then the late one's (created after all five), then the busy one's second: no more while two run.
+      assert.deepEqual(mine, [busyIds[0], lateId, busyIds[1]]);
+      for (const id of busyIds) await server.call('DELETE', `${busy.base}/${id}`, { token: busy.token });
+      await server.call('DELETE', `${late.base}/${lateId}`, { token: late.token });
+    });
+
+    it(`refuses an organisation's crawler past ${CRAWLERS_PER_ORGANISATION} with 422`, async () => {
+      const { token: t } = await server.createOrg('Many');
+      const c = (await server.call('POST', '/api/v1/collections', { token: t, body: { name: 'Site' } })).body.data.id;
+      const many = `/api/v1/collections/${c}/crawlers`;
+      for (let i = 0; i < CRAWLERS_PER_ORGANISATION; i++) {
+        assert.equal((await server.call('POST', many, { token: t, body: { start_url: `https://example.test/${i}/`, schedule_hours: 24 } })).status, 201);
+      }
+      const refused = await server.call('POST', many, { token: t, body: { start_url: 'https://example.test/one-more/' } });
+      assert.equal(refused.status, 422);
+      assert.match(refused.body.errors.crawlers[0], /at most 50 crawlers/);
+      const list = await server.call('GET', `${many}?per_page=100`, { token: t });
+      assert.equal(list.body.meta.total, CRAWLERS_PER_ORGANISATION);
+      await server.call('DELETE', `${many}/${list.body.data[0].id}`, { token: t });
+      assert.equal((await server.call('POST', many, { token: t, body: { start_url: 'https://example.test/one-more/' } })).status, 201, 'a slot freed');
+      // Left due, they would be taken by the next test's runs.
+      for (const crawler of (await server.call('GET', `${many}?per_page=100`, { token: t })).body.data) await server.call('DELETE', `${many}/${crawler.id}`, { token: t });
     });
   });
 }
@@ -162,7 +201,7 @@ describe('website crawlers and private addresses', () => {
     assert.equal(crawler.status, 201, JSON.stringify(crawler.body));
     refused(await server.call('PATCH', `${base}/${crawler.body.data.id}`, { token, body: { start_url: `${web.url()}/docs/` } }));
     // Stored before this check existed: running it is refused too.
-    const stored = await createCrawlerRepository(server.container.db).create({ organisationId: id }, collection, randomUUID(), { start_url: `${web.url()}/docs/`, include: [], exclude: [], max_pages: 10, keep_gone: false, sections: false, schedule_hours: null });
+    const stored = (await createCrawlerRepository(server.container.db).create({ organisationId: id }, collection, randomUUID(), { start_url: `${web.url()}/docs/`, include: [], exclude: [], max_pages: 10, keep_gone: false, sections: false, schedule_hours: null }, 50))!;
     refused(await server.call('POST', `${base}/${stored.id}/run`, { token }));
     await server.call('DELETE', `${base}/${stored.id}`, { token });
     await server.call('DELETE', `${base}/${crawler.body.data.id}`, { token });
@@ -175,7 +214,7 @@ describe('website crawlers and private addresses', () => {
     const repository = createCrawlerRepository(server.container.db);
     for (const start of [`${web.url()}/docs/`, `${web.url().replace('127.0.0.1', 'localhost')}/docs/`]) {
       // As if its name resolved publicly when it was created.
-      const crawler = await repository.create({ organisationId: id }, collection, randomUUID(), { start_url: start, include: [], exclude: [], max_pages: 10, keep_gone: false, sections: false, schedule_hours: null });
+      const crawler = (await repository.create({ organisationId: id }, collection, randomUUID(), { start_url: start, include: [], exclude: [], max_pages: 10, keep_gone: false, sections: false, schedule_hours: null }, 50))!;
       await server.container.crawlerRunner.tick();
       const run = (await server.call('GET', `/api/v1/collections/${collection}/crawlers/${crawler.id}`, { token })).body.data.last_run;
       assert.equal(run.report.created, 0);

@@ -25,13 +25,16 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
 
     get: (scope, collectionId, id) => get(scope.organisationId, collectionId, id),
 
-    async create(scope, collectionId, id, s) {
-      await db.query(
+    async create(scope, collectionId, id, s, limit) {
+      // Two creations at once may both see one slot left: the limit is a bound, not a quota.
+      const rows = await db.query(
         `INSERT INTO crawlers (id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, schedule_hours, sections, next_run_at)
-         VALUES ($1, $2, $3, $4, $5::text[], $6::text[], $7, $8, $9, $10, clock_timestamp())`,
-        [id, scope.organisationId, collectionId, s.start_url, s.include, s.exclude, s.max_pages, s.keep_gone, s.schedule_hours, s.sections],
+         SELECT $1, $2, $3, $4, $5::text[], $6::text[], $7, $8, $9, $10, clock_timestamp()
+         WHERE (SELECT count(*) FROM crawlers WHERE organisation_id = $2) < $11
+         RETURNING id`,
+        [id, scope.organisationId, collectionId, s.start_url, s.include, s.exclude, s.max_pages, s.keep_gone, s.schedule_hours, s.sections, limit],
       );
-      return (await get(scope.organisationId, collectionId, id))!;
+      return rows.length > 0 ? (await get(scope.organisationId, collectionId, id))! : null;
     },
 
     async update(scope, collectionId, id, s) {
@@ -64,15 +67,22 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
       return rows.length > 0;
     },
 
-    async claimDue(leaseSeconds) {
+    async claimDue(leaseSeconds, runsPerOrganisation) {
+      // Organisations in turn: one that queued many crawlers at once does not hold up another's.
+      // (Two processes claiming at once may both see one run left: a bound, not a quota.)
       const [row] = await db.query<ClaimedCrawler & { organisation_id: number }>(
         `UPDATE crawlers SET leased_until = clock_timestamp() + make_interval(secs => $1), progress = '{"found":0,"fetched":0,"written":0,"failed":0}'::jsonb
-         WHERE id = (SELECT id FROM crawlers
-                     WHERE next_run_at <= clock_timestamp() AND leased_until <= clock_timestamp()
-                     ORDER BY next_run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+         WHERE id = (WITH orgs AS (
+                       SELECT organisation_id,
+                         count(*) FILTER (WHERE leased_until > clock_timestamp()) AS running,
+                         max(CASE WHEN leased_until > clock_timestamp() THEN clock_timestamp() ELSE (last_run->>'started_at')::timestamptz END) AS last_started
+                       FROM crawlers GROUP BY organisation_id)
+                     SELECT c.id FROM crawlers c JOIN orgs o ON o.organisation_id = c.organisation_id
+                     WHERE c.next_run_at <= clock_timestamp() AND c.leased_until <= clock_timestamp() AND o.running < $2
+                     ORDER BY o.running, o.last_started NULLS FIRST, c.next_run_at LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
            AND leased_until <= clock_timestamp()
          RETURNING id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, sections, schedule_hours`,
-        [leaseSeconds],
+        [leaseSeconds, runsPerOrganisation],
       );
       if (!row) return null;
       const { organisation_id, ...crawler } = row;

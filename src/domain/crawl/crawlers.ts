@@ -28,6 +28,10 @@ export interface CrawlerService {
 }
 
 const REPORTED_PAGES = 100;
+/** Crawlers an organisation may have (a 422 past it): a tenant cannot queue thousands. */
+export const CRAWLERS_PER_ORGANISATION = 50;
+/** Runs of one organisation's crawlers at once, across processes; others' crawlers take the rest. */
+export const RUNS_PER_ORGANISATION = 2;
 
 /** A start URL a crawler may have: http(s), no credentials (private addresses: see `privateTarget`, and every fetch is checked). */
 export function checkStartUrl(raw: string): string {
@@ -79,7 +83,9 @@ export function createCrawlerService(deps: {
       await requireCollection(scope, collectionId);
       const startUrl = checkStartUrl(settings.start_url);
       await requirePublic(startUrl);
-      return crawlers.create(scope, collectionId, randomUUID(), { ...settings, start_url: startUrl });
+      const created = await crawlers.create(scope, collectionId, randomUUID(), { ...settings, start_url: startUrl }, CRAWLERS_PER_ORGANISATION);
+      if (!created) throw ValidationError.field('crawlers', `An organisation may have at most ${CRAWLERS_PER_ORGANISATION} crawlers; delete one first.`);
+      return created;
     },
     async update(scope, collectionId, id, patch) {
       const current = await get(scope, collectionId, id);
@@ -143,7 +149,7 @@ export function createCrawlerRunner(deps: {
   let busy = false;
 
   async function runOne(): Promise<boolean> {
-    const crawler = await deps.crawlers.claimDue(LEASE_SECONDS);
+    const crawler = await deps.crawlers.claimDue(LEASE_SECONDS, RUNS_PER_ORGANISATION);
     if (!crawler) return false;
     const scope = { organisationId: crawler.organisationId };
     const started = new Date().toISOString();

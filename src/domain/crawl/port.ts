@@ -70,14 +70,19 @@ export interface ClaimedCrawler extends CrawlerSettings {
 export interface CrawlerRepository {
   list(scope: Scope, collectionId: string, page: PageRequest): Promise<Page<Crawler>>;
   get(scope: Scope, collectionId: string, id: string): Promise<Crawler | null>;
-  /** Creates a crawler, due at once. */
-  create(scope: Scope, collectionId: string, id: string, settings: CrawlerSettings): Promise<Crawler>;
+  /** Creates a crawler, due at once; null when the organisation already has `limit` crawlers. */
+  create(scope: Scope, collectionId: string, id: string, settings: CrawlerSettings, limit: number): Promise<Crawler | null>;
   update(scope: Scope, collectionId: string, id: string, settings: CrawlerSettings): Promise<Crawler | null>;
   delete(scope: Scope, collectionId: string, id: string): Promise<boolean>;
   /** Makes the crawler due now (a run in progress is not restarted); false when unknown. */
   requestRun(scope: Scope, collectionId: string, id: string): Promise<boolean>;
-  /** Takes the crawler due longest, leasing it for `leaseSeconds`; null when none is due. */
-  claimDue(leaseSeconds: number): Promise<ClaimedCrawler | null>;
+  /**
+   * Takes a due crawler, leasing it for `leaseSeconds`, fairly among organisations: of those
+   * running fewer than `runsPerOrganisation` crawls, the one running fewest, then the one
+   * whose last run started longest ago (or never), then its crawler due longest. Null when
+   * none is due (or every due one's organisation runs its most already).
+   */
+  claimDue(leaseSeconds: number, runsPerOrganisation: number): Promise<ClaimedCrawler | null>;
   /** Records progress and renews the lease; false when the crawler was deleted meanwhile. */
   progress(id: string, progress: CrawlerProgress, leaseSeconds: number): Promise<boolean>;
   /** Records the run, releases the lease and schedules the next run. */
