@@ -44,33 +44,12 @@ export function registerHostileInputChecks(app: FastifyInstance): void {
   });
   // The path and query before any other hook (authentication reads path parameters), the
   // body once it is parsed.
-  app.addHook('onRequest', async (request) => refuseNul([...new Set([...inspectInput(request.params), ...inspectInput(request.query)])]));
+  app.addHook('onRequest', async (request) => refuseNul([...new Set([...inspectInput(request.params).nul, ...inspectInput(request.query).nul])]));
   app.addHook('preValidation', async (request) => {
-    const deep = tooDeep(request.body);
+    const { nul, deep } = inspectInput(request.body, MAX_BODY_DEPTH);
     if (deep !== null) throw ValidationError.field(deep, `The ${deep} field must not be nested more than ${MAX_BODY_DEPTH} levels deep.`);
-    refuseNul(inspectInput(request.body));
+    refuseNul(nul);
   });
-}
-
-/**
- * The field (`meta`, `entries.3.meta`: at most REPORTED_DEPTH levels down) under which `input`
- * nests deeper than MAX_BODY_DEPTH, or null. Iterative, and stops at the first too-deep value.
- */
-export function tooDeep(input: unknown): string | null {
-  const stack: { value: unknown; depth: number; path: string }[] = [{ value: input, depth: 0, path: '' }];
-  while (stack.length > 0) {
-    const { value, depth, path } = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_BODY_DEPTH) return path || 'body';
-    const keys = Array.isArray(value) ? value.keys() : Object.keys(value);
-    for (const key of keys) {
-      const child = (value as Record<string | number, unknown>)[key];
-      if (child !== null && typeof child === 'object') {
-        stack.push({ value: child, depth: depth + 1, path: depth < REPORTED_DEPTH ? (path ? `${path}.${key}` : String(key)) : path });
-      }
-    }
-  }
-  return null;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
@@ -80,36 +59,41 @@ interface Node {
   value: unknown;
   parent: Node | null;
   key: string;
+  /** The input itself is 0. */
+  depth: number;
 }
 
 /**
  * One pass over a parsed body, query or path: lone surrogates in strings and keys are
  * replaced by U+FFFD in place, and the dotted paths (`entries.3.raw_text`) of the strings
  * holding NUL are returned, in order, at most MAX_REPORTED; a key holding NUL is reported as
- * its object's path (`body` at the top). Iterative: a deeply nested body must not overflow
- * the stack; a path is only spelled out for a NUL found.
+ * its object's path (`body` at the top). An object or array `maxDepth` levels down or deeper
+ * ends the pass: `deep` is then its field, at most REPORTED_DEPTH levels down (`entries.3.meta`).
+ * Iterative: a deeply nested body must not overflow the stack; a path is only spelled out for
+ * what is reported.
  */
-export function inspectInput(input: unknown): string[] {
+export function inspectInput(input: unknown, maxDepth = Infinity): { nul: string[]; deep: string | null } {
   const found = new Set<string>();
-  const pathOf = (node: Node) => {
+  const pathOf = (node: Node, levels = Infinity) => {
     const keys: string[] = [];
     for (let n: Node | null = node; n?.parent; n = n.parent) keys.push(n.key.replaceAll('\u0000', ''));
-    return keys.reverse().reduce((path, key) => (path ? `${path}.${key}` : key), '') || 'body';
+    return keys.reverse().slice(0, levels).reduce((path, key) => (path ? `${path}.${key}` : key), '') || 'body';
   };
   const report = (node: Node) => {
     if (found.size < MAX_REPORTED) found.add(pathOf(node));
   };
-  const stack: Node[] = [{ value: input, parent: null, key: '' }];
+  const stack: Node[] = [{ value: input, parent: null, key: '', depth: 0 }];
   while (stack.length > 0) {
     const node = stack.pop()!;
     const value = node.value;
     if (typeof value === 'string' && value.includes('\u0000')) report(node);
     if (value === null || typeof value !== 'object') continue;
+    if (node.depth >= maxDepth) return { nul: [...found], deep: pathOf(node, REPORTED_DEPTH) };
     const children: Node[] = [];
     if (Array.isArray(value)) {
       value.forEach((child, i) => {
         if (typeof child === 'string') value[i] = fixSurrogates(child);
-        children.push({ value: value[i], parent: node, key: String(i) });
+        children.push({ value: value[i], parent: node, key: String(i), depth: node.depth + 1 });
       });
     } else {
       const record = value as Record<string, unknown>;
@@ -124,12 +108,12 @@ export function inspectInput(input: unknown): string[] {
       }
       const entries = Object.entries(record);
       if (entries.some(([key]) => key.includes('\u0000'))) report(node);
-      for (const [key, child] of entries) children.push({ value: child, parent: node, key });
+      for (const [key, child] of entries) children.push({ value: child, parent: node, key, depth: node.depth + 1 });
     }
     // Reversed, so the first field is visited (and reported) first.
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
-  return [...found];
+  return { nul: [...found], deep: null };
 }
 
 function refuseNul(fields: string[]): void {
