@@ -40,6 +40,9 @@ function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
 
 export class PrivateAddressError extends Error {}
 
+/** A URL's host as an address or name (IPv6 without its brackets). */
+const hostOf = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, '');
+
 /** How long `privateTarget` waits for a name to resolve before letting the crawl find out. */
 const RESOLVE_TIMEOUT_MS = 3_000;
 
@@ -50,7 +53,7 @@ const RESOLVE_TIMEOUT_MS = 3_000;
  * it runs; each fetch is still checked at connect time (a name may change what it resolves to).
  */
 export async function privateTarget(url: string): Promise<string | null> {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   if (ipaddr.isValid(host)) return isPublicAddress(host) ? null : host;
   const addresses = await new Promise<LookupAddress[]>((resolve) => {
     const timer = setTimeout(() => resolve([]), RESOLVE_TIMEOUT_MS);
@@ -81,7 +84,7 @@ export function createCrawlFetch(allowPrivate: boolean): typeof fetch {
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
     let url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+      const host = hostOf(url);
       if (ipaddr.isValid(host) && !isPublicAddress(host)) throw new TypeError('fetch failed', { cause: new PrivateAddressError(`${host} is a private address`) });
       const response = (await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher: agent })) as unknown as Response;
       const location = response.headers.get('location');
