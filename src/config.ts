@@ -40,6 +40,19 @@ export interface Config {
   readonly queryCache: number;
   /** Let the server's crawlers fetch private and loopback addresses (an intranet site; tests). */
   readonly crawlPrivateNetworks: boolean;
+  /** The server's crawler fleet: its slots and each organisation's share. */
+  readonly crawl: CrawlConfig;
+}
+
+export interface CrawlConfig {
+  /** Crawls this process runs at once; 0: none (a process that only serves the API). */
+  readonly concurrency: number;
+  /** One organisation's crawls at once, across processes. */
+  readonly runsPerOrganisation: number;
+  /** Crawlers an organisation may have. */
+  readonly crawlersPerOrganisation: number;
+  /** How long a crawl keeps its slot while another organisation's waits with fewer. */
+  readonly sliceSeconds: number;
 }
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -131,6 +144,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const conversationTtlDays = int('LORE_CONVERSATION_TTL_DAYS', 30, 0, 36_500);
   const crawlPrivateNetworks = parseSwitch(env.LORE_CRAWL_PRIVATE_NETWORKS, false);
   if (crawlPrivateNetworks === null) problems.push(`LORE_CRAWL_PRIVATE_NETWORKS must be on, off, true, false, 1 or 0 (got "${env.LORE_CRAWL_PRIVATE_NETWORKS}")`);
+  const crawl: CrawlConfig = {
+    concurrency: int('LORE_CRAWL_CONCURRENCY', 2, 0, 64),
+    runsPerOrganisation: int('LORE_CRAWL_ORGANISATION_RUNS', 2, 1, 64),
+    crawlersPerOrganisation: int('LORE_CRAWL_ORGANISATION_CRAWLERS', 50, 1, 100_000),
+    sliceSeconds: int('LORE_CRAWL_SLICE_SECONDS', 300, 10, 86_400),
+  };
   const demo = parseSwitch(env.LORE_DEMO, true);
   if (demo === null) problems.push(`LORE_DEMO must be on, off, true, false, 1 or 0 (got "${env.LORE_DEMO}")`);
   const trustProxy = parseTrustProxy(env.LORE_TRUST_PROXY);
@@ -210,7 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port, host, dataDir, databaseUrl, masterKey, publicUrl, embeddings, logLevel, logFormat, bodyLimit,
     rateLimits: Object.freeze(rateLimits), redisUrl, trustProxy: trustProxy ?? false, answers: Object.freeze(answers),
     conversationTtlDays, demo: demo ?? true, metricsToken, ingestQueue, queryCache,
-    crawlPrivateNetworks: crawlPrivateNetworks ?? false,
+    crawlPrivateNetworks: crawlPrivateNetworks ?? false, crawl: Object.freeze(crawl),
   });
 }
 

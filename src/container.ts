@@ -130,8 +130,12 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const collections = createCollectionService({ collections: collectionRepository });
   const widgets = createWidgetService({ widgets: widgetRepository, integrations });
   const crawlerRepository = createCrawlerRepository(db);
+  // PGlite's folder is this process's alone: a run it finds leased was cut when the last one
+  // stopped, and goes on now rather than when its lease lapses.
+  if (db.backend === 'pglite') await crawlerRepository.expireLeases();
   const crawlers = createCrawlerService({
     crawlers: crawlerRepository,
+    crawlersPerOrganisation: config.crawl.crawlersPerOrganisation,
     collectionExists: async (scope, id) => (await collectionRepository.get(scope, id)) !== null,
     ...(!config.crawlPrivateNetworks && { privateTarget }),
   });
@@ -141,7 +145,11 @@ export async function createContainer(config: Config, options: ContainerOptions)
     sourceEntries: (scope, collectionId, sourceType) => entryRepository.sourceEntries(scope, collectionId, sourceType),
     crawl: runCrawl,
     fetch: createCrawlFetch(config.crawlPrivateNetworks),
-    intervalMs: options.crawlerIntervalMs,
+    intervalMs: options.crawlerIntervalMs ?? (Number(process.env.LORE_TEST_CRAWL_INTERVAL_MS) || undefined),
+    leaseSeconds: Number(process.env.LORE_TEST_CRAWL_LEASE_SECONDS) || undefined,
+    concurrency: config.crawl.concurrency,
+    runsPerOrganisation: config.crawl.runsPerOrganisation,
+    sliceSeconds: config.crawl.sliceSeconds,
     log: (error) => process.emitWarning(`A crawler run failed: ${String(error)}`),
   });
   const demo = createDemoService({ settings: createInstanceSettingsRepository(db), organisations, collections, entries, integrations, widgets });
@@ -193,7 +201,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     crawlerRunner,
     async close() {
       clearInterval(expiry);
-      // A crawl in progress stops between pages; its lease expires and another process resumes it.
+      // Crawls in progress save and give their slots up: another process (or the next start) goes on with them.
       await crawlerRunner.close();
       await usage.close();
       await searchLog.close();

@@ -102,6 +102,7 @@ export async function startServer(
     ingestQueue: 2000,
     queryCache: 1000,
     crawlPrivateNetworks: true,
+    crawl: { concurrency: 2, runsPerOrganisation: 2, crawlersPerOrganisation: 50, sliceSeconds: 300 },
     ...options.config,
   };
   const embedder = options.embedder ?? (await defaultEmbedder());

@@ -19,13 +19,16 @@
  *   content types reported.
  * - Incremental: a page fetched before is asked with If-None-Match / If-Modified-Since; 304
  *   means unchanged, and the caller compares content hashes for the rest.
+ * - Resumable: with a journal, every URL queued is told to it in order, and a crawl given
+ *   where an earlier one stopped fetches only what that one had not settled (robots.txt is
+ *   read again; sitemaps too unless every seed was queued).
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ignore, { type Ignore } from 'ignore';
 import { DOMParser, parseHTML } from 'linkedom';
 import robotsParserModule from 'robots-parser';
-import type { CrawlProgress, SiteCrawlSettings } from '../domain/crawl/port.js';
+import type { CrawlJournal, CrawlProgress, SiteCrawlSettings } from '../domain/crawl/port.js';
 import type { Anchors } from '../domain/ingestion/text/sections.js';
 import { htmlToMarkdown } from '../importers/html.js';
 import { pdfText } from '../importers/pdf.js';
@@ -43,6 +46,8 @@ export interface CrawlOptions extends Pick<SiteCrawlSettings, 'start' | 'maxPage
    * it any more) and asked conditionally.
    */
   known: ReadonlyMap<string, { location?: string | null; etag?: string | null; lastModified?: string | null }>;
+  /** Where an earlier slice of the run stopped, and what to tell of the URLs queued (a resumable run). */
+  journal?: Pick<CrawlJournal, 'resume' | 'found' | 'seeded'>;
 }
 
 export type CrawlResult =
@@ -156,6 +161,8 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
   const allowed = (url: string) => robots.isAllowed(url, USER_AGENT) !== false;
 
   // Pages to fetch: their key and where to fetch them.
+  const journal = options.journal;
+  const resume = journal?.resume ?? null;
   const queue: { url: string; location: string }[] = [];
   const seen = new Set<string>();
   const enqueue = (raw: string, base?: string) => {
@@ -164,17 +171,29 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
     if (!url || !location || seen.has(url) || !inScope(url)) return;
     seen.add(url);
     if (!allowed(location)) {
+      journal?.found({ url, location }, true);
       results.push({ kind: 'skipped', url, reason: 'disallowed by robots.txt' });
       return;
     }
+    journal?.found({ url, location }, false);
     queue.push({ url, location });
     progress.found++;
   };
+  if (resume) {
+    // The frontier as the last slice left it (a scope narrowed since drops what left it).
+    progress.found = resume.found;
+    progress.fetched = resume.fetched;
+    for (const url of resume.settled) seen.add(url);
+    for (const target of resume.pending) {
+      seen.add(target.url);
+      if (inScope(target.url) && allowed(target.location)) queue.push(target);
+    }
+  }
   enqueue(options.start);
   for (const [url, page] of options.known) enqueue(page.location ?? url);
 
   // Sitemaps: /sitemap.xml and robots.txt's, indexes followed.
-  const sitemaps = [...new Set([`${origin}/sitemap.xml`, ...robots.getSitemaps()])];
+  const sitemaps = resume?.seeded ? [] : [...new Set([`${origin}/sitemap.xml`, ...robots.getSitemaps()])];
   for (let i = 0; i < sitemaps.length && i < SITEMAP_LIMIT; i++) {
     const sitemap = sitemaps[i]!;
     try {
@@ -193,9 +212,10 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
       results.push({ kind: 'skipped', url: sitemap, reason: `unreadable sitemap (${describe(error)})` });
     }
   }
+  journal?.seeded();
   yield* results.splice(0);
 
-  let fetched = 0;
+  let fetched = resume?.fetched ?? 0;
   const running = new Set<Promise<void>>();
   const visit = async (target: { url: string; location: string }) => {
     results.push(await fetchPage(target.url, target.location));

@@ -6,7 +6,7 @@
 import { LIMITS } from '../domain/ingestion/entries.js';
 import { sectionParts, slugify } from '../domain/ingestion/text/sections.js';
 import { entryHash, overLimits, WEB_SOURCE_TYPE, type SourceEntry, type StoredEntry } from '../domain/crawl/sources.js';
-import type { CrawlProgress, CrawlReport, EntrySink, SiteCrawlSettings } from '../domain/crawl/port.js';
+import type { CrawlJournal, CrawlProgress, CrawlReport, EntrySink, SiteCrawlSettings } from '../domain/crawl/port.js';
 import { crawl, type CrawlResult } from './crawl.js';
 
 type Page = Extract<CrawlResult, { kind: 'page' }>;
@@ -18,6 +18,11 @@ type Page = Extract<CrawlResult, { kind: 'page' }>;
  * validators — and the entries it made before and makes no more (a section removed, or the
  * other mode's) are deleted. `onProgress` is called after each result; what it throws ends
  * the crawl.
+ *
+ * With a `journal` (the server's crawlers), results are written in small batches as they come
+ * (SAVE_RESULTS, or SAVE_MS after the first unsaved one) and each batch is saved with the
+ * URLs it settles, so a run cut at any point goes on from its last save and fetches again
+ * only what it had not saved; `pause` stops it at once after a save ('paused').
  */
 export async function runCrawl(
   settings: SiteCrawlSettings,
@@ -25,14 +30,40 @@ export async function runCrawl(
   sink: EntrySink,
   report: CrawlReport,
   onProgress?: (progress: CrawlProgress) => Promise<void> | void,
-): Promise<void> {
+  journal?: CrawlJournal,
+): Promise<'finished' | 'paused'> {
   const pages = storedPages(stored);
   // A page stored in the other mode is not asked conditionally: a 304 would leave it so.
   const known = new Map(
     [...pages].map(([url, page]) => [url, { location: page.location, ...(page.sections === settings.sections && { etag: page.etag, lastModified: page.lastModified }) }]),
   );
   const progress: CrawlProgress = { found: 0, fetched: 0 };
-  for await (const result of crawl({ ...settings, known }, progress)) {
+  const results = crawl({ ...settings, known, journal }, progress);
+  // Results handled but not yet saved as settled, and since when.
+  const unsaved: string[] = [];
+  let unsavedSince = 0;
+  const save = async () => {
+    await sink.flush();
+    await journal!.save(unsaved.splice(0));
+  };
+  // A pause ends the wait for the next result (fetches in flight are dropped: not settled,
+  // they are fetched again when the run goes on).
+  const paused = settings.pause
+    ? new Promise<'paused'>((resolve) => {
+        if (settings.pause!.aborted) resolve('paused');
+        settings.pause!.addEventListener('abort', () => resolve('paused'), { once: true });
+      })
+    : null;
+  for (;;) {
+    const next = paused ? await Promise.race([results.next(), paused]) : await results.next();
+    if (next === 'paused') {
+      report.found = progress.found;
+      report.fetched = progress.fetched;
+      await save();
+      return 'paused';
+    }
+    if (next.done) break;
+    const result = next.value;
     if (settings.signal?.aborted) throw new Error('the crawl was stopped');
     switch (result.kind) {
       case 'page': {
@@ -68,12 +99,23 @@ export async function runCrawl(
     }
     report.found = progress.found;
     report.fetched = progress.fetched;
+    if (journal) {
+      if (unsaved.length === 0) unsavedSince = Date.now();
+      unsaved.push(result.url);
+      if (unsaved.length >= SAVE_RESULTS || Date.now() - unsavedSince >= SAVE_MS) await save();
+    }
     await onProgress?.(progress);
   }
-  await sink.flush();
   report.found = progress.found;
   report.fetched = progress.fetched;
+  if (journal) await save();
+  else await sink.flush();
+  return 'finished';
 }
+
+/** A resumable run writes and saves its results at least every SAVE_RESULTS results or SAVE_MS. */
+const SAVE_RESULTS = 10;
+const SAVE_MS = 2_000;
 
 /** The entries of a page, and the parts of it left out (over an entry's limits) with why. */
 interface PageEntries {

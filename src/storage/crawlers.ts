@@ -1,11 +1,15 @@
-import type { ClaimedCrawler, Crawler, CrawlerRepository } from '../domain/crawl/port.js';
+import type { ClaimedCrawler, Crawler, CrawlerRepository, CrawlTarget, OrganisationCrawls } from '../domain/crawl/port.js';
 import type { Db } from './db.js';
 import { iso } from './sql.js';
 
 const COLUMNS = `id, collection_id, start_url, include, exclude, max_pages, keep_gone, sections, schedule_hours,
   CASE WHEN leased_until > clock_timestamp() THEN 'running'
-       WHEN next_run_at <= clock_timestamp() THEN 'queued' ELSE 'idle' END AS status,
-  ${iso('next_run_at')}, progress, last_run, ${iso('created_at')}, ${iso('updated_at')}`;
+       WHEN run IS NOT NULL AND leased_until > '-infinity' THEN 'interrupted'
+       WHEN next_run_at <= clock_timestamp() OR run IS NOT NULL THEN 'queued' ELSE 'idle' END AS status,
+  ${iso('next_run_at')}, progress, ${iso('CASE WHEN run IS NOT NULL THEN seen_at END', 'last_seen_at')}, last_run, ${iso('created_at')}, ${iso('updated_at')}`;
+
+/** A crawler that can be taken: due, or with a run in progress, and not leased. */
+const TAKEABLE = `(next_run_at <= clock_timestamp() OR run IS NOT NULL) AND leased_until <= clock_timestamp()`;
 
 export function createCrawlerRepository(db: Db): CrawlerRepository {
   const get = async (organisationId: number, collectionId: string, id: string) => {
@@ -68,20 +72,21 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
     },
 
     async claimDue(leaseSeconds, runsPerOrganisation) {
-      // Organisations in turn: one that queued many crawlers at once does not hold up another's.
-      // (Two processes claiming at once may both see one run left: a bound, not a quota.)
+      // Organisations in turn (the one holding fewest runs, then the one that took a crawler
+      // longest ago), a run in progress before a new one: one that queued many crawlers at once
+      // does not hold up another's. (Two processes claiming at once may both see one run left:
+      // a bound, not a quota.)
       const [row] = await db.query<ClaimedCrawler & { organisation_id: number }>(
-        `UPDATE crawlers SET leased_until = clock_timestamp() + make_interval(secs => $1), progress = '{"found":0,"fetched":0,"written":0,"failed":0}'::jsonb
+        `UPDATE crawlers SET leased_until = clock_timestamp() + make_interval(secs => $1), claimed_at = clock_timestamp(), seen_at = clock_timestamp(),
+           progress = CASE WHEN run IS NULL THEN '{"found":0,"fetched":0,"written":0,"failed":0}'::jsonb ELSE progress END
          WHERE id = (WITH orgs AS (
-                       SELECT organisation_id,
-                         count(*) FILTER (WHERE leased_until > clock_timestamp()) AS running,
-                         max(CASE WHEN leased_until > clock_timestamp() THEN clock_timestamp() ELSE (last_run->>'started_at')::timestamptz END) AS last_started
+                       SELECT organisation_id, count(*) FILTER (WHERE leased_until > clock_timestamp()) AS running, max(claimed_at) AS last_claimed
                        FROM crawlers GROUP BY organisation_id)
                      SELECT c.id FROM crawlers c JOIN orgs o ON o.organisation_id = c.organisation_id
-                     WHERE c.next_run_at <= clock_timestamp() AND c.leased_until <= clock_timestamp() AND o.running < $2
-                     ORDER BY o.running, o.last_started NULLS FIRST, c.next_run_at LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
-           AND leased_until <= clock_timestamp()
-         RETURNING id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, sections, schedule_hours`,
+                     WHERE (c.next_run_at <= clock_timestamp() OR c.run IS NOT NULL) AND c.leased_until <= clock_timestamp() AND o.running < $2
+                     ORDER BY o.running, o.last_claimed NULLS FIRST, c.run IS NULL, c.next_run_at NULLS LAST LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
+           AND ${TAKEABLE}
+         RETURNING id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, sections, schedule_hours, run`,
         [leaseSeconds, runsPerOrganisation],
       );
       if (!row) return null;
@@ -89,23 +94,80 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
       return { ...crawler, organisationId: organisation_id };
     },
 
+    organisations() {
+      return db.query<OrganisationCrawls>(
+        `SELECT organisation_id AS "organisationId", count(*) FILTER (WHERE leased_until > clock_timestamp())::int AS running, coalesce(bool_or(${TAKEABLE}), false) AS waiting
+         FROM crawlers GROUP BY organisation_id
+         HAVING count(*) FILTER (WHERE leased_until > clock_timestamp()) > 0 OR bool_or(${TAKEABLE})`,
+      );
+    },
+
+    async frontier(id) {
+      const rows = await db.query<CrawlTarget & { settled: boolean }>('SELECT url, location, settled FROM crawl_frontier WHERE crawler_id = $1 ORDER BY seq', [id]);
+      return { pending: rows.filter((r) => !r.settled).map(({ url, location }) => ({ url, location })), settled: new Set(rows.filter((r) => r.settled).map((r) => r.url)) };
+    },
+
+    begin(id, run, leaseSeconds) {
+      return db.transaction(async (tx) => {
+        const rows = await tx.query(
+          `UPDATE crawlers SET run = $2::jsonb, leased_until = clock_timestamp() + make_interval(secs => $3), seen_at = clock_timestamp() WHERE id = $1 RETURNING id`,
+          [id, JSON.stringify(run), leaseSeconds],
+        );
+        if (rows.length === 0) return false;
+        await tx.query('DELETE FROM crawl_frontier WHERE crawler_id = $1', [id]);
+        return true;
+      });
+    },
+
     async progress(id, progress, leaseSeconds) {
       const rows = await db.query(
-        `UPDATE crawlers SET progress = $2::jsonb, leased_until = clock_timestamp() + make_interval(secs => $3) WHERE id = $1 RETURNING id`,
+        `UPDATE crawlers SET progress = $2::jsonb, leased_until = clock_timestamp() + make_interval(secs => $3), seen_at = clock_timestamp() WHERE id = $1 RETURNING id`,
         [id, JSON.stringify(progress), leaseSeconds],
       );
       return rows.length > 0;
     },
 
+    checkpoint(id, { found, settled, run, progress }, leaseSeconds) {
+      return db.transaction(async (tx) => {
+        const rows = await tx.query(
+          `UPDATE crawlers SET run = $2::jsonb, progress = $3::jsonb, leased_until = clock_timestamp() + make_interval(secs => $4), seen_at = clock_timestamp() WHERE id = $1 RETURNING id`,
+          [id, JSON.stringify(run), JSON.stringify(progress), leaseSeconds],
+        );
+        if (rows.length === 0) return false;
+        if (found.length > 0) {
+          // In the order found: a run that goes on fetches them in that order.
+          await tx.query(
+            `INSERT INTO crawl_frontier (crawler_id, url, location, settled)
+             SELECT $1, f.url, f.location, f.settled FROM unnest($2::text[], $3::text[], $4::boolean[]) WITH ORDINALITY AS f(url, location, settled, n) ORDER BY f.n
+             ON CONFLICT (crawler_id, url) DO NOTHING`,
+            [id, found.map((f) => f.url), found.map((f) => f.location), found.map((f) => f.settled)],
+          );
+        }
+        if (settled.length > 0) await tx.query('UPDATE crawl_frontier SET settled = true WHERE crawler_id = $1 AND url = ANY($2::text[]) AND NOT settled', [id, settled]);
+        return true;
+      });
+    },
+
+    async release(id) {
+      await db.query("UPDATE crawlers SET leased_until = '-infinity' WHERE id = $1", [id]);
+    },
+
+    async expireLeases() {
+      await db.query('UPDATE crawlers SET leased_until = clock_timestamp() WHERE leased_until > clock_timestamp()');
+    },
+
     async finish(id, run) {
-      await db.query(
-        `UPDATE crawlers SET last_run = $2::jsonb, progress = NULL, leased_until = '-infinity',
-           next_run_at = CASE WHEN schedule_hours IS NULL THEN NULL
-                              ELSE greatest($3::timestamptz + make_interval(hours => schedule_hours), clock_timestamp()) END,
-           updated_at = clock_timestamp()
-         WHERE id = $1`,
-        [id, JSON.stringify(run), run.started_at],
-      );
+      await db.transaction(async (tx) => {
+        await tx.query(
+          `UPDATE crawlers SET last_run = $2::jsonb, progress = NULL, run = NULL, leased_until = '-infinity',
+             next_run_at = CASE WHEN schedule_hours IS NULL THEN NULL
+                                ELSE greatest($3::timestamptz + make_interval(hours => schedule_hours), clock_timestamp()) END,
+             updated_at = clock_timestamp()
+           WHERE id = $1`,
+          [id, JSON.stringify(run), run.started_at],
+        );
+        await tx.query('DELETE FROM crawl_frontier WHERE crawler_id = $1', [id]);
+      });
     },
   };
 }

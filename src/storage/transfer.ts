@@ -50,6 +50,7 @@ export const TABLES: readonly { name: string; key: string }[] = [
   { name: 'widget_events', key: 'id' },
   { name: 'answer_log', key: 'id' },
   { name: 'crawlers', key: 'seq' },
+  { name: 'crawl_frontier', key: 'crawler_id, seq' },
   { name: 'conversations', key: 'created_at, id' },
   { name: 'conversation_messages', key: 'seq' },
   { name: 'instance_settings', key: 'key' },

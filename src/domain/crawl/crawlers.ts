@@ -6,10 +6,10 @@
  * process runs a crawler (a lease it renews), the progress of a run, the last run's report.
  * Every process looks for due crawlers; one takes each.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { batchWriter, emptyReport, WEB_SOURCE_TYPE } from './sources.js';
-import type { Crawler, CrawlerProgress, CrawlerRepository, CrawlerRun, CrawlerSettings, CrawlReport, EntrySink, SiteCrawl } from './port.js';
+import type { ClaimedCrawler, Crawler, CrawlerProgress, CrawlerRepository, CrawlerRun, CrawlerSettings, CrawlJournal, CrawlReport, EntrySink, RunCheckpoint, RunState, SiteCrawl } from './port.js';
 import type { EntryService } from '../ingestion/entries.js';
 import { NotFoundError, OverloadedError, ValidationError } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -28,9 +28,9 @@ export interface CrawlerService {
 }
 
 const REPORTED_PAGES = 100;
-/** Crawlers an organisation may have (a 422 past it): a tenant cannot queue thousands. */
+/** Crawlers an organisation may have by default (LORE_CRAWL_ORGANISATION_CRAWLERS; a 422 past it): a tenant cannot queue thousands. */
 export const CRAWLERS_PER_ORGANISATION = 50;
-/** Runs of one organisation's crawlers at once, across processes; others' crawlers take the rest. */
+/** Runs of one organisation's crawlers at once across processes by default (LORE_CRAWL_ORGANISATION_RUNS); others' crawlers take the rest. */
 export const RUNS_PER_ORGANISATION = 2;
 
 /** A start URL a crawler may have: http(s), no credentials (private addresses: see `privateTarget`, and every fetch is checked). */
@@ -56,8 +56,11 @@ export function createCrawlerService(deps: {
    * created, moved there or run, rather than accepted and failing every page.
    */
   privateTarget?: (url: string) => Promise<string | null>;
+  /** Crawlers an organisation may have (default CRAWLERS_PER_ORGANISATION). */
+  crawlersPerOrganisation?: number;
 }): CrawlerService {
   const { crawlers } = deps;
+  const LIMIT = deps.crawlersPerOrganisation ?? CRAWLERS_PER_ORGANISATION;
   async function requirePublic(startUrl: string): Promise<void> {
     const target = await deps.privateTarget?.(startUrl);
     if (target) {
@@ -83,8 +86,8 @@ export function createCrawlerService(deps: {
       await requireCollection(scope, collectionId);
       const startUrl = checkStartUrl(settings.start_url);
       await requirePublic(startUrl);
-      const created = await crawlers.create(scope, collectionId, randomUUID(), { ...settings, start_url: startUrl }, CRAWLERS_PER_ORGANISATION);
-      if (!created) throw ValidationError.field('crawlers', `An organisation may have at most ${CRAWLERS_PER_ORGANISATION} crawlers; delete one first.`);
+      const created = await crawlers.create(scope, collectionId, randomUUID(), { ...settings, start_url: startUrl }, LIMIT);
+      if (!created) throw ValidationError.field('crawlers', `An organisation may have at most ${LIMIT} crawlers; delete one first.`);
       return created;
     },
     async update(scope, collectionId, id, patch) {
@@ -116,16 +119,37 @@ export function createCrawlerService(deps: {
 }
 
 export interface CrawlerRunner {
-  /** Looks for a due crawler and runs it; resolves when that run ends (tests call it). */
+  /**
+   * One scheduling round: where another organisation's crawler waits for a slot and fairness
+   * asks it, one of this process's runs gives its slot up; then due crawlers are taken into
+   * the free slots. Resolves with the crawlers it started (their runs go on).
+   */
+  schedule(): Promise<string[]>;
+  /** A scheduling round, then waits for the runs it started; true when it started any (tests call it). */
   tick(): Promise<boolean>;
-  /** Stops looking; a run in progress is cut, its lease left to expire. */
+  /** Stops: runs in progress save and give their slots up (cut after CLOSE_MS; they go on from their last save). */
   close(): Promise<void>;
 }
 
+/** How long `close` waits for runs to save and give their slots up before cutting them. */
+const CLOSE_MS = 10_000;
+
+/** What a run crawls by: a run whose crawler changed these meanwhile starts over. */
+function runKey(crawler: ClaimedCrawler): string {
+  return createHash('sha256').update(JSON.stringify([crawler.start_url, crawler.include, crawler.exclude, crawler.sections])).digest('hex').slice(0, 16);
+}
+
 /**
- * Runs due crawlers in this process, one at a time, every `intervalMs`. A run renews its
- * lease with each progress report and, whatever it waits for (a slow site, Crawl-delay, the
- * embedding queue), every quarter of the lease; a crawler deleted meanwhile stops its run.
+ * Runs due crawlers in this process, `concurrency` at a time, looking for them every
+ * `intervalMs` and as soon as a slot frees. A run renews its lease every sixth of it
+ * (whatever it waits for: a slow site, Crawl-delay, the embedding queue) and saves its
+ * frontier and report with each small batch it writes, so a run cut anywhere — its process
+ * killed, or its slot given to another organisation — goes on from its last save in whichever
+ * process takes it next (a dead process's lease lapses within `leaseSeconds`).
+ *
+ * Fairness: when every slot is full and another organisation's crawler waits, a run yields
+ * its slot at once if its organisation holds two runs more than the waiting one, or after
+ * `sliceSeconds` if it holds more; the claim order then gives the slot to the waiting one.
  */
 export function createCrawlerRunner(deps: {
   crawlers: CrawlerRepository;
@@ -139,41 +163,93 @@ export function createCrawlerRunner(deps: {
   intervalMs?: number;
   /** Milliseconds between two requests to a site (politeness). */
   delayMs?: number;
-  /** How long a run's lease lasts without renewal (default 120 s). */
+  /** Runs at once in this process (LORE_CRAWL_CONCURRENCY, default 2); 0: this process runs none. */
+  concurrency?: number;
+  /** Runs of one organisation at once across processes (default RUNS_PER_ORGANISATION). */
+  runsPerOrganisation?: number;
+  /** How long a run keeps its slot while another organisation waits with fewer runs (default 300 s). */
+  sliceSeconds?: number;
+  /** How long a run's lease lasts without renewal (default 30 s). */
   leaseSeconds?: number;
   log?: (error: unknown) => void;
 }): CrawlerRunner {
-  const LEASE_SECONDS = deps.leaseSeconds ?? 120;
-  const controller = new AbortController();
-  let current: Promise<boolean> = Promise.resolve(false);
-  let busy = false;
+  const LEASE_SECONDS = deps.leaseSeconds ?? 30;
+  const CONCURRENCY = deps.concurrency ?? 2;
+  const RUNS = deps.runsPerOrganisation ?? RUNS_PER_ORGANISATION;
+  const SLICE_MS = (deps.sliceSeconds ?? 300) * 1000;
+  let closed = false;
+  const runs = new Map<string, { organisationId: number; since: number; pause: AbortController; stop: AbortController; done: Promise<void> }>();
+  let round: Promise<string[]> | null = null;
 
-  async function runOne(): Promise<boolean> {
-    const crawler = await deps.crawlers.claimDue(LEASE_SECONDS, RUNS_PER_ORGANISATION);
-    if (!crawler) return false;
+  async function runOne(crawler: ClaimedCrawler, pause: AbortSignal, stop: AbortController): Promise<void> {
+    const { id } = crawler;
     const scope = { organisationId: crawler.organisationId };
-    const started = new Date().toISOString();
-    const report: CrawlReport = { ...emptyReport(), found: 0, fetched: 0 };
+    const key = runKey(crawler);
+    let state: RunState;
+    let resume: CrawlJournal['resume'] = null;
+    if (crawler.run && crawler.run.key === key) {
+      state = crawler.run;
+      const { pending, settled } = await deps.crawlers.frontier(id);
+      resume = { seeded: state.seeded, pending, settled, found: state.report.found, fetched: state.report.fetched };
+    } else {
+      state = { started_at: new Date().toISOString(), key, seeded: false, report: { ...emptyRunReport() } };
+      if (!(await deps.crawlers.begin(id, state, LEASE_SECONDS))) return;
+    }
+    // The report goes on from the saved one: its counts, and its lists (the first REPORTED_PAGES, with totals).
+    const saved = state.report;
+    const report: CrawlReport = {
+      ...emptyReport(),
+      found: saved.found,
+      fetched: saved.fetched,
+      created: saved.created,
+      updated: saved.updated,
+      unchanged: saved.unchanged,
+      deleted: saved.deleted,
+      skipped: saved.skipped.map(({ url, reason }) => ({ path: url, reason })),
+      failed: saved.failed.map(({ url, reason }) => ({ path: url, reason })),
+    };
+    const earlier = { skipped: saved.skipped_total - saved.skipped.length, failed: saved.failed_total - saved.failed.length };
+    const runReport = (): CrawlerRun['report'] => ({
+      found: report.found,
+      fetched: report.fetched,
+      created: report.created,
+      updated: report.updated,
+      unchanged: report.unchanged,
+      deleted: report.deleted,
+      skipped: report.skipped.slice(0, REPORTED_PAGES).map(({ path, reason }) => ({ url: path, reason })),
+      failed: report.failed.slice(0, REPORTED_PAGES).map(({ path, reason }) => ({ url: path, reason })),
+      skipped_total: earlier.skipped + report.skipped.length,
+      failed_total: earlier.failed + report.failed.length,
+    });
+    const progress = (): CrawlerProgress => ({ found: report.found, fetched: report.fetched, written: report.created + report.updated, failed: earlier.failed + report.failed.length });
+    const deleted = () => stop.abort(new Error('the crawler was deleted'));
+    const renew = async () => {
+      if (!(await deps.crawlers.progress(id, progress(), LEASE_SECONDS))) deleted();
+    };
+    // Renewed on a timer too, so no wait between results lets the lease lapse while the run goes on.
+    const heartbeat = setInterval(() => void renew().catch((caught) => deps.log?.(caught)), (LEASE_SECONDS * 1000) / 6);
+    heartbeat.unref();
+    let found: RunCheckpoint['found'] = [];
+    const journal: CrawlJournal = {
+      resume,
+      found: (target, settled) => void found.push({ ...target, settled }),
+      seeded: () => void (state.seeded = true),
+      async save(settled) {
+        state.report = runReport();
+        const batch = found;
+        found = [];
+        if (!(await deps.crawlers.checkpoint(id, { found: batch, settled, run: state, progress: progress() }, LEASE_SECONDS))) deleted();
+      },
+    };
     let outcome: CrawlerRun['outcome'] = 'finished';
     let error: string | null = null;
-    // The run stops when the process closes or the crawler is deleted; its lease is renewed
-    // on a timer too, so no wait between results lets it lapse while the run goes on.
-    const run = new AbortController();
-    const stop = () => run.abort(controller.signal.reason);
-    controller.signal.addEventListener('abort', stop);
-    let latest: CrawlerProgress = { found: 0, fetched: 0, written: 0, failed: 0 };
-    const renew = async () => {
-      if (!(await deps.crawlers.progress(crawler.id, latest, LEASE_SECONDS))) run.abort(new Error('the crawler was deleted'));
-    };
-    const heartbeat = setInterval(() => void renew().catch((caught) => deps.log?.(caught)), (LEASE_SECONDS * 1000) / 4);
-    heartbeat.unref();
     try {
       const stored = new Map(
         (await deps.sourceEntries(scope, crawler.collection_id, WEB_SOURCE_TYPE)).map((e) => [e.source_id, { meta: (e.meta ?? {}) as Record<string, unknown>, sourceUrl: e.source_url }]),
       );
-      const sink = serviceSink(deps.entries, scope, crawler.collection_id, stored, report, run.signal);
+      const sink = serviceSink(deps.entries, scope, crawler.collection_id, stored, report, stop.signal);
       let lastReport = 0;
-      await deps.crawl(
+      const ended = await deps.crawl(
         {
           start: crawler.start_url,
           maxPages: crawler.max_pages,
@@ -186,72 +262,124 @@ export function createCrawlerRunner(deps: {
           keepGone: crawler.keep_gone,
           sections: crawler.sections,
           fetch: deps.fetch,
-          signal: run.signal,
+          signal: stop.signal,
+          pause,
         },
         stored,
         sink,
         report,
-        async (progress) => {
-          latest = { ...progress, written: report.created + report.updated, failed: report.failed.length };
+        async () => {
           if (Date.now() - lastReport < 1000) return;
           lastReport = Date.now();
           await renew();
-          run.signal.throwIfAborted();
+          stop.signal.throwIfAborted();
         },
+        journal,
       );
-      run.signal.throwIfAborted();
+      if (ended === 'paused') {
+        // Saved: the slot goes to whoever is next, and the run goes on when taken again.
+        await deps.crawlers.release(id);
+        return;
+      }
+      stop.signal.throwIfAborted();
     } catch (caught) {
+      // Closing: the lease lapses and the run goes on from its last save, here or elsewhere.
+      if (closed) return;
       outcome = 'failed';
-      error = (run.signal.aborted && !controller.signal.aborted ? run.signal.reason as Error : caught as Error).message;
+      error = (stop.signal.aborted ? (stop.signal.reason as Error) : (caught as Error)).message;
     } finally {
       clearInterval(heartbeat);
-      controller.signal.removeEventListener('abort', stop);
     }
-    if (controller.signal.aborted) return true; // closing: the lease expires, another process runs it again
-    await deps.crawlers.finish(crawler.id, {
-      started_at: started,
-      finished_at: new Date().toISOString(),
-      outcome,
-      error,
-      report: {
-        found: report.found,
-        fetched: report.fetched,
-        created: report.created,
-        updated: report.updated,
-        unchanged: report.unchanged,
-        deleted: report.deleted,
-        skipped: report.skipped.slice(0, REPORTED_PAGES).map(({ path, reason }) => ({ url: path, reason })),
-        failed: report.failed.slice(0, REPORTED_PAGES).map(({ path, reason }) => ({ url: path, reason })),
-        skipped_total: report.skipped.length,
-        failed_total: report.failed.length,
-      },
-    }).catch((caught) => deps.log?.(caught));
-    return true;
+    await deps.crawlers.finish(id, { started_at: state.started_at, finished_at: new Date().toISOString(), outcome, error, report: runReport() }).catch((caught) => deps.log?.(caught));
   }
 
-  const tick = () => {
-    if (busy || controller.signal.aborted) return current;
-    busy = true;
-    current = runOne()
+  function start(crawler: ClaimedCrawler): void {
+    const pause = new AbortController();
+    const stop = new AbortController();
+    const run = { organisationId: crawler.organisationId, since: Date.now(), pause, stop, done: Promise.resolve() };
+    runs.set(crawler.id, run);
+    run.done = runOne(crawler, pause.signal, stop)
+      .catch((caught) => deps.log?.(caught))
+      .finally(() => {
+        runs.delete(crawler.id);
+        // A slot freed: the next crawler need not wait for the interval.
+        if (!closed && timer) void schedule();
+      });
+  }
+
+  /** Where fairness asks it, one of this process's runs gives its slot up (and has, when this resolves). */
+  async function giveWay(): Promise<void> {
+    const organisations = await deps.crawlers.organisations();
+    const held = new Map(organisations.map((o) => [o.organisationId, o.running]));
+    const waiting = organisations.filter((o) => o.waiting && o.running < RUNS).map((o) => o.running);
+    if (waiting.length === 0) return;
+    const least = Math.min(...waiting);
+    let chosen: { run: (typeof runs extends Map<string, infer R> ? R : never); unfair: boolean } | null = null;
+    for (const run of runs.values()) {
+      const runningNow = held.get(run.organisationId) ?? 1;
+      const unfair = runningNow > least + 1;
+      if (!unfair && !(runningNow > least && Date.now() - run.since >= SLICE_MS)) continue;
+      // The most unfairly held, then the one that has had its slot longest.
+      if (!chosen || (unfair && !chosen.unfair) || (unfair === chosen.unfair && run.since < chosen.run.since)) chosen = { run, unfair };
+    }
+    if (!chosen) return;
+    chosen.run.pause.abort();
+    await chosen.run.done;
+  }
+
+  async function scheduleRound(): Promise<string[]> {
+    if (closed || CONCURRENCY === 0) return [];
+    if (runs.size >= CONCURRENCY) await giveWay();
+    const started: string[] = [];
+    while (!closed && runs.size < CONCURRENCY) {
+      const crawler = await deps.crawlers.claimDue(LEASE_SECONDS, RUNS);
+      if (!crawler) break;
+      start(crawler);
+      started.push(crawler.id);
+    }
+    return started;
+  }
+
+  function schedule(): Promise<string[]> {
+    round ??= scheduleRound()
       .catch((caught) => {
         deps.log?.(caught);
-        return false;
+        return [];
       })
       .finally(() => {
-        busy = false;
+        round = null;
       });
-    return current;
-  };
+    return round;
+  }
+
   const interval = deps.intervalMs ?? 15_000;
-  const timer = interval > 0 ? setInterval(() => void tick(), interval).unref() : null;
+  const timer = interval > 0 && CONCURRENCY > 0 ? setInterval(() => void schedule(), interval).unref() : null;
+  // The first look at once: a run cut when the last process stopped goes on without waiting.
+  if (timer) setImmediate(() => void schedule());
   return {
-    tick,
+    schedule,
+    async tick() {
+      const started = await schedule();
+      await Promise.all(started.map((id) => runs.get(id)?.done));
+      return started.length > 0;
+    },
     async close() {
+      closed = true;
       if (timer) clearInterval(timer);
-      controller.abort();
-      await current;
+      await round;
+      const all = [...runs.values()];
+      for (const run of all) run.pause.abort();
+      const saved = Promise.all(all.map((run) => run.done));
+      const cut = setTimeout(() => all.forEach((run) => run.stop.abort(new Error('Lore is closing'))), CLOSE_MS);
+      await saved;
+      clearTimeout(cut);
     },
   };
+}
+
+/** A run's report before anything is done. */
+function emptyRunReport(): CrawlerRun['report'] {
+  return { found: 0, fetched: 0, created: 0, updated: 0, unchanged: 0, deleted: 0, skipped: [], failed: [], skipped_total: 0, failed_total: 0 };
 }
 
 /** Waits on a full embedding queue (503 Overloaded) at most this many times a batch, as told, up to 30 s each. */

@@ -51,20 +51,59 @@ export interface CrawlerRun {
 export interface Crawler extends CrawlerSettings {
   id: string;
   collection_id: string;
-  /** `running` while a process holds it, `queued` when due, else `idle`. */
-  status: 'idle' | 'queued' | 'running';
+  /**
+   * `running` while a process holds it; `interrupted` when its run's process stopped reporting
+   * (died) and no other has taken it up yet; `queued` when due (or a run waits for a slot to
+   * go on); else `idle`.
+   */
+  status: 'idle' | 'queued' | 'running' | 'interrupted';
   next_run_at: string | null;
   progress: CrawlerProgress | null;
+  /** When the process running the run in progress last reported; null between runs. */
+  last_seen_at: string | null;
   last_run: CrawlerRun | null;
   created_at: string;
   updated_at: string;
 }
 
-/** A crawler a process took to run. */
+/** A crawler a process took to run, with what its run in progress has done (null: none). */
 export interface ClaimedCrawler extends CrawlerSettings {
   id: string;
   organisationId: number;
   collection_id: string;
+  run: RunState | null;
+}
+
+/** A run in progress as the database keeps it between its slices (and across a crash). */
+export interface RunState {
+  started_at: string;
+  /** The settings it crawls by (`runKey`): a run whose crawler changed them starts over. */
+  key: string;
+  /** Whether its seeds (start URL, known pages, sitemaps) are all in its frontier. */
+  seeded: boolean;
+  /** The report so far (its lists capped as the last run's are). */
+  report: CrawlerRun['report'];
+}
+
+/** A URL a crawl queued: its key (normaliseUrl) and where to fetch it. */
+export interface CrawlTarget {
+  url: string;
+  location: string;
+}
+
+/** What a run saves with each batch it writes: URLs queued since (in order; `settled` when they need no fetch), URLs whose results are written, its state. */
+export interface RunCheckpoint {
+  found: (CrawlTarget & { settled: boolean })[];
+  settled: string[];
+  run: RunState;
+  progress: CrawlerProgress;
+}
+
+/** How far organisations' crawls are: runs held now, and whether a due crawler waits for a slot. */
+export interface OrganisationCrawls {
+  organisationId: number;
+  running: number;
+  waiting: boolean;
 }
 
 export interface CrawlerRepository {
@@ -83,9 +122,21 @@ export interface CrawlerRepository {
    * none is due (or every due one's organisation runs its most already).
    */
   claimDue(leaseSeconds: number, runsPerOrganisation: number): Promise<ClaimedCrawler | null>;
+  /** Organisations with runs held or due crawlers waiting (the runner's fairness check). */
+  organisations(): Promise<OrganisationCrawls[]>;
+  /** A run in progress's frontier: the URLs still to fetch (in order) and those settled. */
+  frontier(id: string): Promise<{ pending: CrawlTarget[]; settled: Set<string> }>;
+  /** Starts a run from nothing (its frontier emptied); false when the crawler was deleted. */
+  begin(id: string, run: RunState, leaseSeconds: number): Promise<boolean>;
   /** Records progress and renews the lease; false when the crawler was deleted meanwhile. */
   progress(id: string, progress: CrawlerProgress, leaseSeconds: number): Promise<boolean>;
-  /** Records the run, releases the lease and schedules the next run. */
+  /** Saves a run's checkpoint and renews the lease, atomically; false when the crawler was deleted. */
+  checkpoint(id: string, checkpoint: RunCheckpoint, leaseSeconds: number): Promise<boolean>;
+  /** Gives the run's slot up (its checkpoint saved): due, it continues when taken again. */
+  release(id: string): Promise<void>;
+  /** Ends every lease now: a process that owns the database alone (PGlite) knows the runs it finds leased were cut. */
+  expireLeases(): Promise<void>;
+  /** Records the run, forgets its frontier, releases the lease and schedules the next run. */
   finish(id: string, run: CrawlerRun): Promise<void>;
 }
 
@@ -129,14 +180,32 @@ export interface SiteCrawlSettings {
   keepGone: boolean;
   /** One entry per section of a page, as `lore import --sections` makes them; else one a page. */
   sections: boolean;
-  /** Stops the crawl between pages (closing Lore). */
+  /** Stops the crawl between pages, as failed (the crawler deleted). */
   signal?: AbortSignal;
+  /** Stops the crawl at once, its results so far saved (`journal`), to go on later: it resolves 'paused'. */
+  pause?: AbortSignal;
+}
+
+/**
+ * A crawl that can stop and go on (the server's crawlers): where an earlier slice stopped,
+ * what it finds, and a save after each small batch of results written.
+ */
+export interface CrawlJournal {
+  /** Where the run stopped before: its frontier and counts; null for a run from the start. */
+  resume: { seeded: boolean; pending: CrawlTarget[]; settled: ReadonlySet<string>; found: number; fetched: number } | null;
+  /** A URL queued, in order (`settled`: it needs no fetch, as one robots.txt disallows). */
+  found(target: CrawlTarget, settled: boolean): void;
+  /** Every seed (start URL, known pages, sitemaps) is queued. */
+  seeded(): void;
+  /** The results of these URLs are written: saves them with what was found and the report. */
+  save(settled: string[]): Promise<void>;
 }
 
 /**
  * The port a site crawl implements (crawler/crawlRun.ts `runCrawl`): crawls with `settings`,
  * writing to `sink` the pages whose entries differ from `stored` (by source id), deleting gone
  * ones, counting in `report`; `onProgress` after each page, and what it throws ends the crawl.
+ * With a `journal` it resumes where it says, saves as it writes, and stops on `pause`.
  */
 export type SiteCrawl = (
   settings: SiteCrawlSettings,
@@ -144,4 +213,5 @@ export type SiteCrawl = (
   sink: EntrySink,
   report: CrawlReport,
   onProgress?: (progress: CrawlProgress) => Promise<void> | void,
-) => Promise<void>;
+  journal?: CrawlJournal,
+) => Promise<'finished' | 'paused'>;

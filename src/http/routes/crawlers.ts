@@ -34,9 +34,13 @@ const Crawler = Type.Object({
   keep_gone: Type.Boolean(),
   sections: Type.Boolean(),
   schedule_hours: Nullable(Type.Integer()),
-  status: Type.Union([Type.Literal('idle'), Type.Literal('queued'), Type.Literal('running')]),
+  status: Type.Union([Type.Literal('idle'), Type.Literal('queued'), Type.Literal('running'), Type.Literal('interrupted')], {
+    description:
+      '`running` while a Lore process crawls it; `interrupted` when the process running it stopped reporting (it died) and none has taken the run up yet — it goes on from its last save within the lease (30 s); `queued` when due, or when its run gave its slot to another organisation and waits to go on; `idle` otherwise',
+  }),
   next_run_at: Nullable(Type.String()),
   progress: Nullable(Type.Object({ found: Type.Integer(), fetched: Type.Integer(), written: Type.Integer(), failed: Type.Integer() })),
+  last_seen_at: Nullable(Type.String({ description: 'when the process running the run in progress last reported; null between runs' })),
   last_run: Nullable(
     Type.Object({
       started_at: Type.String(),
