@@ -114,8 +114,8 @@ export async function runCrawl(
 }
 
 /** A resumable run writes and saves its results at least every SAVE_RESULTS results or SAVE_MS. */
-const SAVE_RESULTS = 10;
-const SAVE_MS = 2_000;
+const SAVE_RESULTS = 5;
+const SAVE_MS = 1_000;
 
 /** The entries of a page, and the parts of it left out (over an entry's limits) with why. */
 interface PageEntries {
