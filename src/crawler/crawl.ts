@@ -39,7 +39,7 @@ const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.
 
 export const USER_AGENT = 'LoreCrawler/1.0 (self-hosted Lore search)';
 
-export interface CrawlOptions extends Pick<SiteCrawlSettings, 'start' | 'maxPages' | 'concurrency' | 'delayMs' | 'timeoutMs' | 'maxBytes' | 'include' | 'exclude' | 'fetch'> {
+export interface CrawlOptions extends Pick<SiteCrawlSettings, 'start' | 'maxPages' | 'concurrency' | 'delayMs' | 'timeoutMs' | 'maxBytes' | 'include' | 'exclude' | 'fetch' | 'signal' | 'pause'> {
   /**
    * Pages fetched before, by key (normaliseUrl), with where they were fetched and their
    * validators: fetched again (so a page that is gone is found gone even when nothing links to
@@ -114,9 +114,11 @@ export function crawlScope(start: string, include: readonly string[], exclude: r
 
 /**
  * Crawls the site, yielding a result per URL in scope (pages, unchanged pages, gone pages,
- * skipped and failed ones) until the page limit; `progress` is kept up to date.
+ * skipped and failed ones) until the page limit; `progress` is kept up to date. On `pause`
+ * it starts no more requests, yields those in flight, and returns 'paused' (a politeness
+ * wait is cut: its URL stays unfetched); `signal` cuts requests in flight.
  */
-export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { found: 0, fetched: 0 }): AsyncGenerator<CrawlResult> {
+export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { found: 0, fetched: 0 }): AsyncGenerator<CrawlResult, 'finished' | 'paused'> {
   const doFetch = options.fetch ?? fetch;
   const start = normaliseUrl(options.start);
   if (!start) throw new Error(`not an http(s) URL: ${options.start}`);
@@ -130,11 +132,12 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
   async function politely<T>(work: () => Promise<T>): Promise<T> {
     const wait = nextStart - Date.now();
     nextStart = Math.max(Date.now(), nextStart) + delayMs;
-    if (wait > 0) await sleep(wait);
+    if (wait > 0) await sleep(wait, undefined, options.pause && { signal: options.pause });
     return work();
   }
+  const timeout = () => (options.signal ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal]) : AbortSignal.timeout(options.timeoutMs));
   const get = (url: string, headers: Record<string, string> = {}) =>
-    politely(() => doFetch(url, { headers: { 'user-agent': USER_AGENT, ...headers }, redirect: 'follow', signal: AbortSignal.timeout(options.timeoutMs) }));
+    politely(() => doFetch(url, { headers: { 'user-agent': USER_AGENT, ...headers }, redirect: 'follow', signal: timeout() }));
 
   // robots.txt as RFC 9309 reads it: missing (4xx) allows everything; a server error or no
   // answer disallows everything, so a site that cannot say what it allows is not crawled.
@@ -209,27 +212,38 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
       else if (root === 'urlset') for (const loc of document.querySelectorAll('url > loc')) enqueue(loc.textContent!.trim(), sitemap);
       else results.push({ kind: 'skipped', url: sitemap, reason: 'not a sitemap (no <urlset> or <sitemapindex>)' });
     } catch (error) {
+      // Paused while waiting its turn: the sitemaps are read again when the run goes on.
+      if (options.pause?.aborted) break;
       results.push({ kind: 'skipped', url: sitemap, reason: `unreadable sitemap (${describe(error)})` });
     }
   }
-  journal?.seeded();
+  if (!options.pause?.aborted) journal?.seeded();
   yield* results.splice(0);
 
   let fetched = resume?.fetched ?? 0;
   const running = new Set<Promise<void>>();
   const visit = async (target: { url: string; location: string }) => {
-    results.push(await fetchPage(target.url, target.location));
+    const result = await fetchPage(target.url, target.location);
+    if (result === null) {
+      // Paused before its request went out: it stays to fetch.
+      queue.unshift(target);
+      fetched--;
+      return;
+    }
+    results.push(result);
     progress.fetched++;
   };
-  async function fetchPage(url: string, location: string): Promise<CrawlResult> {
+  async function fetchPage(url: string, location: string): Promise<CrawlResult | null> {
     const known = options.known.get(url);
     const headers: Record<string, string> = {};
     if (known?.etag) headers['if-none-match'] = known.etag;
     if (known?.lastModified) headers['if-modified-since'] = known.lastModified;
     let response: Response;
     try {
+      if (options.pause?.aborted) return null;
       response = await get(location, headers);
     } catch (error) {
+      if ((error as Error).name === 'AbortError' && options.pause?.aborted) return null;
       return { kind: 'failed', url, reason: describe(error) };
     }
     const finalUrl = normaliseUrl(response.url || location) ?? url;
@@ -293,7 +307,7 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
   }
 
   while (queue.length > 0 || running.size > 0) {
-    while (queue.length > 0 && running.size < options.concurrency && fetched < options.maxPages) {
+    while (queue.length > 0 && running.size < options.concurrency && fetched < options.maxPages && !options.pause?.aborted) {
       const target = queue.shift()!;
       fetched++;
       const task: Promise<void> = visit(target).finally(() => running.delete(task));
@@ -304,7 +318,9 @@ export async function* crawl(options: CrawlOptions, progress: CrawlProgress = { 
     yield* results.splice(0);
   }
   yield* results.splice(0);
+  if (options.pause?.aborted && queue.length > 0 && fetched < options.maxPages) return 'paused';
   for (const { url } of queue) yield { kind: 'skipped', url, reason: `over the page limit (${options.maxPages})` };
+  return 'finished';
 }
 
 function page(

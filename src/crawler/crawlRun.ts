@@ -22,7 +22,8 @@ type Page = Extract<CrawlResult, { kind: 'page' }>;
  * With a `journal` (the server's crawlers), results are written in small batches as they come
  * (SAVE_RESULTS, or SAVE_MS after the first unsaved one) and each batch is saved with the
  * URLs it settles, so a run cut at any point goes on from its last save and fetches again
- * only what it had not saved; `pause` stops it at once after a save ('paused').
+ * only what it had not saved; `pause` stops it once its requests in flight are answered,
+ * written and saved ('paused').
  */
 export async function runCrawl(
   settings: SiteCrawlSettings,
@@ -46,23 +47,13 @@ export async function runCrawl(
     await sink.flush();
     await journal!.save(unsaved.splice(0));
   };
-  // A pause ends the wait for the next result (fetches in flight are dropped: not settled,
-  // they are fetched again when the run goes on).
-  const paused = settings.pause
-    ? new Promise<'paused'>((resolve) => {
-        if (settings.pause!.aborted) resolve('paused');
-        settings.pause!.addEventListener('abort', () => resolve('paused'), { once: true });
-      })
-    : null;
+  let ended: 'finished' | 'paused';
   for (;;) {
-    const next = paused ? await Promise.race([results.next(), paused]) : await results.next();
-    if (next === 'paused') {
-      report.found = progress.found;
-      report.fetched = progress.fetched;
-      await save();
-      return 'paused';
+    const next = await results.next();
+    if (next.done) {
+      ended = next.value;
+      break;
     }
-    if (next.done) break;
     const result = next.value;
     if (settings.signal?.aborted) throw new Error('the crawl was stopped');
     switch (result.kind) {
@@ -110,7 +101,7 @@ export async function runCrawl(
   report.fetched = progress.fetched;
   if (journal) await save();
   else await sink.flush();
-  return 'finished';
+  return ended;
 }
 
 /** A resumable run writes and saves its results at least every SAVE_RESULTS results or SAVE_MS. */
