@@ -117,5 +117,20 @@ for (const backend of backends()) {
       assert.deepEqual([...site.fetches].filter(([path, n]) => path.startsWith(`/${name}/`) && n > 1), [], 'no page of it fetched twice');
       assert.equal(await busy.delete(yielded.id), 204);
     });
+
+    it("takes turns among one organisation's crawlers when they wait for its slots", async () => {
+      const runner = server.container.crawlerRunner;
+      // The last test's runs end once they see their crawlers deleted.
+      while (runner.running().length > 0) await sleep(100);
+      const solo = await organisation('Solo');
+      const ids = [await solo.create('solo0'), await solo.create('solo1'), await solo.create('solo2')];
+      assert.deepEqual(await runner.schedule(), ids.slice(0, 2));
+      assert.deepEqual(await runner.schedule(), [], 'a slice is not over yet');
+      await sleep(1_100);
+      assert.deepEqual(await runner.schedule(), [ids[2]], 'the third gets a turn');
+      const states = await Promise.all(ids.map((id) => solo.get(id)));
+      assert.deepEqual(states.map((c) => c.status), ['queued', 'running', 'running'], 'the first gave its slot up and waits to go on');
+      for (const id of ids) await solo.delete(id);
+    });
   });
 }

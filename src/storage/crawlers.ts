@@ -73,8 +73,8 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
 
     async claimDue(leaseSeconds, runsPerOrganisation) {
       // Organisations in turn (the one holding fewest runs, then the one that took a crawler
-      // longest ago), a run in progress before a new one: one that queued many crawlers at once
-      // does not hold up another's. (Two processes claiming at once may both see one run left:
+      // longest ago), and within one its crawlers in turn (never taken, then taken longest
+      // ago): one that queued many crawlers at once does not hold up another's. (Two processes claiming at once may both see one run left:
       // a bound, not a quota.)
       const [row] = await db.query<ClaimedCrawler & { organisation_id: number }>(
         `UPDATE crawlers SET leased_until = clock_timestamp() + make_interval(secs => $1), claimed_at = clock_timestamp(), seen_at = clock_timestamp(),
@@ -84,7 +84,7 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
                        FROM crawlers GROUP BY organisation_id)
                      SELECT c.id FROM crawlers c JOIN orgs o ON o.organisation_id = c.organisation_id
                      WHERE (c.next_run_at <= clock_timestamp() OR c.run IS NOT NULL) AND c.leased_until <= clock_timestamp() AND o.running < $2
-                     ORDER BY o.running, o.last_claimed NULLS FIRST, c.run IS NULL, c.next_run_at NULLS LAST LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
+                     ORDER BY o.running, o.last_claimed NULLS FIRST, c.claimed_at NULLS FIRST, c.next_run_at NULLS LAST LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
            AND ${TAKEABLE}
          RETURNING id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, sections, schedule_hours, run`,
         [leaseSeconds, runsPerOrganisation],

@@ -127,6 +127,8 @@ export interface CrawlerRunner {
   schedule(): Promise<string[]>;
   /** A scheduling round, then waits for the runs it started; true when it started any (tests call it). */
   tick(): Promise<boolean>;
+  /** The crawlers this process is running now. */
+  running(): string[];
   /** Stops: runs in progress save and give their slots up (cut after CLOSE_MS; they go on from their last save). */
   close(): Promise<void>;
 }
@@ -147,9 +149,11 @@ function runKey(crawler: ClaimedCrawler): string {
  * killed, or its slot given to another organisation — goes on from its last save in whichever
  * process takes it next (a dead process's lease lapses within `leaseSeconds`).
  *
- * Fairness: when every slot is full and another organisation's crawler waits, a run yields
- * its slot at once if its organisation holds two runs more than the waiting one, or after
- * `sliceSeconds` if it holds more; the claim order then gives the slot to the waiting one.
+ * Fairness: when every slot is full and a crawler waits, a run yields its slot at once if its
+ * organisation holds two runs more than the waiting one's, or after `sliceSeconds` if it holds
+ * more or the waiting crawler is its own organisation's; the claim order (organisations
+ * holding fewest first, then the crawler taken longest ago) then gives the slot to the one
+ * waiting, and the run goes on when its turn comes again.
  */
 export function createCrawlerRunner(deps: {
   crawlers: CrawlerRepository;
@@ -311,16 +315,17 @@ export function createCrawlerRunner(deps: {
   async function giveWay(): Promise<void> {
     const organisations = await deps.crawlers.organisations();
     const held = new Map(organisations.map((o) => [o.organisationId, o.running]));
-    const waiting = organisations.filter((o) => o.waiting && o.running < RUNS).map((o) => o.running);
-    if (waiting.length === 0) return;
-    const least = Math.min(...waiting);
-    let chosen: { run: (typeof runs extends Map<string, infer R> ? R : never); unfair: boolean } | null = null;
+    const waiting = new Set(organisations.filter((o) => o.waiting).map((o) => o.organisationId));
+    // The fewest runs an organisation with a crawler waiting holds, of those that may run one more.
+    const least = Math.min(...organisations.filter((o) => o.waiting && o.running < RUNS).map((o) => o.running));
+    let chosen: { run: { since: number; pause: AbortController; done: Promise<void> }; rank: number } | null = null;
     for (const run of runs.values()) {
-      const runningNow = held.get(run.organisationId) ?? 1;
-      const unfair = runningNow > least + 1;
-      if (!unfair && !(runningNow > least && Date.now() - run.since >= SLICE_MS)) continue;
-      // The most unfairly held, then the one that has had its slot longest.
-      if (!chosen || (unfair && !chosen.unfair) || (unfair === chosen.unfair && run.since < chosen.run.since)) chosen = { run, unfair };
+      const holds = held.get(run.organisationId) ?? 1;
+      const sliceOver = Date.now() - run.since >= SLICE_MS;
+      // 2: its organisation holds two runs more than one waiting; 1: its slice is over and one
+      // with fewer waits, or one of its own organisation's crawlers does (turns within it).
+      const rank = holds > least + 1 ? 2 : sliceOver && (holds > least || waiting.has(run.organisationId)) ? 1 : 0;
+      if (rank > 0 && (!chosen || rank > chosen.rank || (rank === chosen.rank && run.since < chosen.run.since))) chosen = { run, rank };
     }
     if (!chosen) return;
     chosen.run.pause.abort();
@@ -358,6 +363,7 @@ export function createCrawlerRunner(deps: {
   if (timer) setImmediate(() => void schedule());
   return {
     schedule,
+    running: () => [...runs.keys()],
     async tick() {
       const started = await schedule();
       await Promise.all(started.map((id) => runs.get(id)?.done));

@@ -116,10 +116,11 @@ export interface CrawlerRepository {
   /** Makes the crawler due now (a run in progress is not restarted); false when unknown. */
   requestRun(scope: Scope, collectionId: string, id: string): Promise<boolean>;
   /**
-   * Takes a due crawler, leasing it for `leaseSeconds`, fairly among organisations: of those
-   * running fewer than `runsPerOrganisation` crawls, the one running fewest, then the one
-   * whose last run started longest ago (or never), then its crawler due longest. Null when
-   * none is due (or every due one's organisation runs its most already).
+   * Takes a due crawler (or one whose run waits to go on), leasing it for `leaseSeconds`,
+   * fairly among organisations: of those running fewer than `runsPerOrganisation` crawls, the
+   * one running fewest, then the one that took a crawler longest ago (or never); of its
+   * crawlers, the one taken longest ago (or never), then due longest. Null when none is due
+   * (or every due one's organisation runs its most already).
    */
   claimDue(leaseSeconds: number, runsPerOrganisation: number): Promise<ClaimedCrawler | null>;
   /** Organisations with runs held or due crawlers waiting (the runner's fairness check). */
