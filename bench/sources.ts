@@ -7,7 +7,9 @@
  *   linked from an index and listed in /sitemap.xml. `lore crawl`'s code (crawlSite) reads it
  *   into a fresh collection of a Lore started in this process (PGlite, or DATABASE_URL), once
  *   unthrottled (`--delay-ms 0`, concurrency 2), then again unchanged, then at the command's
- *   defaults (250 ms between requests) into another collection.
+ *   defaults (250 ms between requests) into another collection; then the server's own crawler
+ *   (a collection's crawler, run by this process's runner: pages written and saved as they
+ *   come, resumable) at its defaults into a third.
  * - The folder import (importFolder) of the repository's own docs (README.md and docs/).
  * - The floor: the embedder alone on exactly the chunks the crawl stored, batch by batch.
  *
@@ -72,6 +74,8 @@ const site = createServer((req, res) => {
 await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
 origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 
+// The server's crawler fetches the loopback site only with private networks allowed.
+process.env.LORE_CRAWL_PRIVATE_NETWORKS = 'on';
 const lore = await startLore('bench-sources');
 const { call, container, embedder, token } = lore;
 await embedder.embed(['warm up']);
@@ -89,6 +93,13 @@ const [first, crawlSeconds] = await timed(() => crawl(fast, 0));
 const [again, recrawlSeconds] = await timed(() => crawl(fast, 0));
 const polite = await collection('crawl-polite');
 const [, politeSeconds] = await timed(() => crawl(polite, 250));
+const served = await collection('crawler');
+const [serverRun, serverSeconds] = await timed(async () => {
+  const crawler = (await call('POST', `/api/v1/collections/${served}/crawlers`, { start_url: `${origin}/docs/`, max_pages: pageCount + 10 })).data.id as string;
+  // The runner looks every 15 s; a round now takes it at once and waits for its run.
+  await container.crawlerRunner.tick();
+  return (await call('GET', `/api/v1/collections/${served}/crawlers/${crawler}`)).data.last_run;
+});
 
 // The floor: the embedder alone on the chunks the first crawl stored, in batches like the crawl's.
 const stored = await container.db.query<{ title: string | null; raw_text: string }>('SELECT title, raw_text FROM entries WHERE collection_id = $1 ORDER BY seq', [fast]);
@@ -113,6 +124,7 @@ console.log(`${'crawl + index, unthrottled'.padEnd(40)} ${rate(first.fetched, cr
 console.log(`${'  of which the embedder alone'.padEnd(40)} ${embedSeconds.toFixed(1)} s = ${((embedSeconds / crawlSeconds) * 100).toFixed(0)} % of the crawl (${(chunks / embedSeconds).toFixed(1)} chunks/s)`);
 console.log(`${'re-crawl, unchanged'.padEnd(40)} ${rate(again.fetched, recrawlSeconds)} pages; ${again.unchanged} unchanged, ${again.created + again.updated} written`);
 console.log(`${'crawl + index, defaults (250 ms apart)'.padEnd(40)} ${rate(pageCount + 1, politeSeconds)} pages`);
+console.log(`${'server crawler, defaults (250 ms apart)'.padEnd(40)} ${rate(serverRun.report.fetched, serverSeconds)} pages; ${serverRun.report.created} new, ${serverRun.outcome}`);
 console.log(`${'folder import of README.md + docs/'.padEnd(40)} ${rate(imported.files, importSeconds)} files; ${imported.created} new (README alone ${docsChars.toLocaleString('en')} characters)`);
 console.log(`${'  again, unchanged'.padEnd(40)} ${rate(imported.files, reimportSeconds)} files`);
 

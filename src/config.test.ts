@@ -90,6 +90,25 @@ describe('loadConfig: rate limits', () => {
     assert.equal(loadConfig({ LORE_REDIS_URL: 'rediss://u:p@cache:6380' }).redisUrl, 'rediss://u:p@cache:6380');
   });
 
+  it('runs 2 crawls a process by default, 2 of an organisation, 50 crawlers an organisation, 5-minute turns; takes others and refuses bad ones', () => {
+    assert.deepEqual({ ...loadConfig({}).crawl }, { concurrency: 2, runsPerOrganisation: 2, crawlersPerOrganisation: 50, sliceSeconds: 300 });
+    const set = loadConfig({ LORE_CRAWL_CONCURRENCY: '0', LORE_CRAWL_ORGANISATION_RUNS: '4', LORE_CRAWL_ORGANISATION_CRAWLERS: '500', LORE_CRAWL_SLICE_SECONDS: '60' }).crawl;
+    assert.deepEqual({ ...set }, { concurrency: 0, runsPerOrganisation: 4, crawlersPerOrganisation: 500, sliceSeconds: 60 });
+    assert.throws(
+      () => loadConfig({ LORE_CRAWL_CONCURRENCY: '-1', LORE_CRAWL_ORGANISATION_RUNS: '0', LORE_CRAWL_ORGANISATION_CRAWLERS: 'many', LORE_CRAWL_SLICE_SECONDS: '5' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.problems, [
+          'LORE_CRAWL_CONCURRENCY must be an integer between 0 and 64 (got "-1")',
+          'LORE_CRAWL_ORGANISATION_RUNS must be an integer between 1 and 64 (got "0")',
+          'LORE_CRAWL_ORGANISATION_CRAWLERS must be an integer between 1 and 100000 (got "many")',
+          'LORE_CRAWL_SLICE_SECONDS must be an integer between 10 and 86400 (got "5")',
+        ]);
+        return true;
+      },
+    );
+  });
+
   it('reports every bad limit at once', () => {
     assert.throws(
       () =>

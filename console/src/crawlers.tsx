@@ -29,9 +29,10 @@ export function Crawlers({ token, collection }: { token: string; collection: str
           <h3>
             <a href={c.start_url} target="_blank" rel="noopener noreferrer">{c.start_url}</a> <span class="badge">{c.status}</span>
           </h3>
-          {c.progress && c.status === 'running' && (
-            <p>
-              Running: {number(c.progress.fetched)} of {number(c.progress.found)} pages fetched, {number(c.progress.written)} written, {number(c.progress.failed)} failed
+          {c.progress && c.last_seen_at && (
+            <p data-testid="progress">
+              {c.status === 'running' ? 'Running' : c.status === 'interrupted' ? `Interrupted (last seen ${when(c.last_seen_at)}; it goes on from here shortly)` : 'Waiting for its turn to go on'}:{' '}
+              {number(c.progress.fetched)} of {number(c.progress.found)} pages fetched, {number(c.progress.written)} written, {number(c.progress.failed)} failed
             </p>
           )}
           {c.last_run ? (

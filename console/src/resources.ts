@@ -35,9 +35,10 @@ export interface Crawler {
   max_pages: number;
   sections: boolean;
   schedule_hours: number | null;
-  status: 'idle' | 'queued' | 'running';
+  status: 'idle' | 'queued' | 'running' | 'interrupted';
   next_run_at: string | null;
   progress: { found: number; fetched: number; written: number; failed: number } | null;
+  last_seen_at: string | null;
   last_run: { started_at: string; finished_at: string; outcome: 'finished' | 'failed'; error: string | null; report: CrawlReport } | null;
 }
 

@@ -110,7 +110,8 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
     begin(id, run, leaseSeconds) {
       return db.transaction(async (tx) => {
         const rows = await tx.query(
-          `UPDATE crawlers SET run = $2::jsonb, leased_until = clock_timestamp() + make_interval(secs => $3), seen_at = clock_timestamp() WHERE id = $1 RETURNING id`,
+          `UPDATE crawlers SET run = $2::jsonb, progress = '{"found":0,"fetched":0,"written":0,"failed":0}'::jsonb,
+             leased_until = clock_timestamp() + make_interval(secs => $3), seen_at = clock_timestamp() WHERE id = $1 RETURNING id`,
           [id, JSON.stringify(run), leaseSeconds],
         );
         if (rows.length === 0) return false;
