@@ -180,6 +180,22 @@ describe('browser: the console', { skip: browserSkip }, () => {
         await page.locator('[aria-labelledby="crawlers-title"]').screenshot({ path: shot });
         console.log(`screenshot: ${shot}`);
       }
+      // A run whose process died mid-crawl (as a kill -9 leaves it): the console says so, with when it was last seen.
+      await lore.server.container.db.query(
+        `UPDATE crawlers SET run = '{}'::jsonb, progress = '{"found": 9, "fetched": 4, "written": 3, "failed": 0}'::jsonb,
+           seen_at = clock_timestamp() - interval '40 seconds', leased_until = clock_timestamp() - interval '10 seconds' WHERE collection_id = $1`,
+        [collection],
+      );
+      await page.reload();
+      assert.match(await page.getByTestId('progress').textContent() ?? '', /^Interrupted \(last seen .+; it goes on from here shortly\): 4 of 9 pages fetched, 3 written, 0 failed$/);
+      assert.match(await crawler.textContent() ?? '', /interrupted/);
+      for (const [name, width] of [['desktop', 1280], ['mobile', 375]] as const) {
+        await page.setViewportSize({ width, height: 900 });
+        const shot = `${OUT}console-crawlers-interrupted-${name}.png`;
+        await page.locator('[aria-labelledby="crawlers-title"]').screenshot({ path: shot });
+        console.log(`screenshot: ${shot}`);
+      }
+      await lore.server.container.db.query(`UPDATE crawlers SET run = NULL, progress = NULL, seen_at = NULL, leased_until = '-infinity' WHERE collection_id = $1`, [collection]);
     });
   });
 
