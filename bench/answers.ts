@@ -24,6 +24,10 @@
  *   the top 6 at or above it) and what it lets through (questions whose article is left out
  *   of the collection, answered), at 0.20–0.40 (see thresholdsSet).
  *
+ * - `evidence`: per XQuAD language, the lexical floor an answer's passages must reach (./evidence.ts);
+ *   `--write` writes the table the server reads (src/providers/embeddings/evidenceFloors.ts);
+ *   `evidence-check`: chat itself on the held-back half with the floors the server has.
+ *
  * - `vite`, `express`: docs that are not ours (../shared/data/docs), imported as `lore import
  *   DIR --sections` imports them (Express: one collection per language), with the questions of
  *   bench/data/vite-qa.jsonl and express-qa.jsonl, judged like the docs set and reported per
@@ -35,6 +39,8 @@
  *   npm run bench:answers -- --sets vite,express --worst 10
  *   npm run bench:answers -- --sets thresholds --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh --questions 300
  *   npm run bench:answers -- --sets xquad --langs en --questions 200 --streamed 100
+ *   npm run bench:answers -- --sets evidence --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh [--write]
+ *   npm run bench:answers -- --sets evidence-check --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh --questions 150
  *
  * `--capture FILE` also writes what the (extractive) writer was asked, one JSON line per chat
  * question ({question, passages}), for `npm run bench:writer` to replay in seconds.
@@ -53,6 +59,7 @@ import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
 import { askByChatAndSummarise } from './askQuestions.js';
 import { jsonl } from './jsonl.js';
 import { thirdPartySet } from './thirdPartyAnswers.js';
+import { evidenceCheck, evidenceSet } from './evidence.js';
 import { DOCS_ROOT } from './thirdPartyDocs.js';
 
 const { values } = parseArgs({
@@ -67,6 +74,7 @@ const { values } = parseArgs({
     'third-party-docs': { type: 'string', default: DOCS_ROOT },
     worst: { type: 'string', default: '5' },
     capture: { type: 'string' },
+    write: { type: 'boolean', default: false },
   },
 });
 const maxQuestions = Number(values.questions) || Infinity;
@@ -92,6 +100,43 @@ const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 if (sets.includes('docs')) await docsSet();
 if (sets.includes('pages')) await pagesSet();
 if (sets.includes('thresholds')) await thresholdsSet();
+if (sets.includes('evidence-check')) {
+  await evidenceCheck({
+    langs: values.langs.split(','),
+    questions: (lang) => jsonl<{ question: string; context_id: string; answers: string[] }>(path.join(values.data, lang, 'qa.jsonl')),
+    integration: (name, lang, keep) => xquadIntegration(name, lang, xquadParagraphs(lang).filter((p) => keep(Number(/^xq(\d+)_/.exec(p._id)![1])))),
+    url,
+    limit: maxQuestions === Infinity ? 150 : maxQuestions,
+    chat: async (integration, question) => {
+      const reply = await call('POST', `/api/v1/integrations/${integration}/chat`, { message: question, stream: false });
+      const [stored] = await container.db.query<{ citations: { url: string }[] }>(
+        "SELECT citations FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'",
+        [reply.conversation_id],
+      );
+      return { text: reply.message as string, cited: (stored?.citations ?? []).map((c) => c.url) };
+    },
+  });
+}
+if (sets.includes('evidence')) {
+  await evidenceSet({
+    langs: values.langs.split(','),
+    questions: (lang) => jsonl<{ question: string; context_id: string }>(path.join(values.data, lang, 'qa.jsonl')),
+    integration: (name, lang, keep) => xquadIntegration(name, lang, xquadParagraphs(lang).filter((p) => keep(Number(/^xq(\d+)_/.exec(p._id)![1])))),
+    search: async (integration, question, perPage) => {
+      const params = new URLSearchParams({ query: retrievalQuery(question), threshold: '0', per_page: String(perPage), explain: 'true' });
+      return (await call('GET', `/api/v1/integrations/${integration}/search?${params}`)).data;
+    },
+    url,
+    retrievalQuery,
+    stats: async (integration) => {
+      const [collection] = (await call('GET', `/api/v1/integrations/${integration}`)).data.collection_ids as string[];
+      const [stats] = await container.db.query<{ chunks: number }>('SELECT chunk_count AS chunks FROM collection_stats WHERE collection_id = $1', [collection]);
+      const rows = await container.db.query<{ term: string; df: number }>('SELECT term, df FROM collection_terms WHERE collection_id = $1', [collection]);
+      return { chunks: stats?.chunks ?? 0, df: new Map(rows.map((r) => [r.term, r.df])) };
+    },
+    write: values.write ? path.resolve('src/providers/embeddings/evidenceFloors.ts') : undefined,
+  });
+}
 for (const set of ['vite', 'express'] as const) {
   if (sets.includes(set)) await thirdPartySet(lore, set, { questions: path.resolve(`bench/data/${set}-qa.jsonl`), root: values['third-party-docs'], worst: Number(values.worst), max: maxQuestions });
 }

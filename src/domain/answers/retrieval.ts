@@ -5,6 +5,7 @@
 import type { Integration, Scope } from '../model.js';
 import type { SearchRepository } from '../search/port.js';
 import type { Ranked } from '../search/ranking.js';
+import { isEvidence, type EvidenceQuery } from '../search/evidence.js';
 import { typoTolerance, type Passage, type SearchService } from '../search/service.js';
 
 export interface RetrieveParams {
@@ -68,15 +69,19 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
     const base = { threshold: page ? Math.max(0, params.threshold - PAGE_BONUS.section) : params.threshold, meta: [], boosts: [], sorts: [], typos: typoTolerance(integration) };
     const queries = params.context ? [params.query, `${params.context} ${params.query}`] : [params.query];
     const rankings = await Promise.all(queries.map((query) => search.rank(scope, integration.collection_ids, { ...base, query }, { extraChunkIds: pageChunks })));
-    const best = new Map<string, Ranked>();
-    for (const { ranked } of rankings) {
-      for (const r of ranked) if ((best.get(r.entryId)?.similarity ?? -1) < r.similarity) best.set(r.entryId, r);
+    const best = new Map<string, { ranked: Ranked; evidence: EvidenceQuery }>();
+    for (const { ranked, evidence } of rankings) {
+      for (const r of ranked) if ((best.get(r.entryId)?.ranked.similarity ?? -1) < r.similarity) best.set(r.entryId, { ranked: r, evidence });
     }
     const terms = [...new Set(rankings.flatMap((r) => r.terms))];
-    const ordered = [...best.values()].sort((a, b) => b.similarity - a.similarity);
-    if (!page) return search.passages(scope, ordered.slice(0, params.limit), terms);
-    // Where each candidate is is known once hydrated: a few more than needed, then re-ordered.
-    const candidates = await search.passages(scope, ordered.slice(0, params.limit * 3), terms);
+    const ordered = [...best.values()].map((b) => b.ranked).sort((a, b) => b.similarity - a.similarity);
+    // Only passages an answer may rest on (evidence.ts): where the model's cosine alone says
+    // little, those holding enough of the question's words. Read a few more than needed when
+    // some may be left out, or when the visitor's page re-orders them.
+    const gated = rankings.some((r) => r.evidence.floor > 0);
+    const read = await search.passages(scope, ordered.slice(0, params.limit * (page || gated ? 3 : 1)), terms);
+    const candidates = gated ? read.filter((p) => isEvidence(best.get(p.hit.id)!.evidence, p.text)) : read;
+    if (!page) return candidates.slice(0, params.limit);
     const similarity = new Map(ordered.map((r) => [r.entryId, r.similarity]));
     return candidates
       .map((passage) => ({ passage, score: similarity.get(passage.hit.id)! + pageBonus(page, passage.hit.source_url) }))

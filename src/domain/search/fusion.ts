@@ -11,6 +11,7 @@
  * `headingMatch`). An entry ranks by its best chunk.
  */
 import { analyze } from '../ingestion/text/tokenize.js';
+import { evidenceQuery, type EvidenceQuery } from './evidence.js';
 import type { Calibration, ChunkScore, CosineRange, TermMatch } from './port.js';
 import type { RankingFields, Ranked } from './ranking.js';
 
@@ -44,6 +45,8 @@ export interface Scoring {
   range: CosineRange;
   /** Each candidate heading's match with the query (see `headingMatch`); headings matching nothing are absent. */
   headings: ReadonlyMap<string, number>;
+  /** The question as evidence weighs it (evidence.ts). */
+  evidence: EvidenceQuery;
 }
 
 /**
@@ -79,14 +82,15 @@ function headingMatch(heading: string, language: string, best: ReadonlyMap<numbe
 }
 
 /**
- * The candidates of a query in `language` with the terms its `slots` matched, ready to fuse.
+ * The candidates of a query in `language` (its analysed `terms`, a slot each, and `slots` in all with
+ * the word being typed) with the terms its slots matched, ready to fuse.
  * The BM25 normaliser counts each slot at its best match (weight × idf), as chunks are scored.
  * With `headings`, a chunk under a heading naming the query gains (a search box's query); an
  * answer's passages are chosen without (measured on Express's docs: chat's gold answers
  * 75.6 → 73.8 % with it, a heading holding a word or two of a question outranking the
  * passage that answers it).
  */
-export function scoring(chunks: readonly ChunkScore[], slots: number, matches: readonly TermMatch[], language: string, calibration: Calibration, headings: boolean): Scoring {
+export function scoring(chunks: readonly ChunkScore[], terms: readonly string[], slots: number, matches: readonly TermMatch[], language: string, calibration: Calibration, headings: boolean): Scoring {
   const best = new Map<number, number>();
   for (const m of matches) best.set(m.slot, Math.max(best.get(m.slot) ?? 0, m.weight * m.idf));
   const ideal = [...best.values()].reduce((sum, w) => sum + w, 0) + unknownSlotsWeight(slots, best);
@@ -100,7 +104,7 @@ export function scoring(chunks: readonly ChunkScore[], slots: number, matches: r
       if (match > 0) named.set(heading, match);
     }
   }
-  return { chunks, ideal, weight: calibration.lexicalWeight(language), range: calibration.cosineRange(language), headings: named };
+  return { chunks, ideal, weight: calibration.lexicalWeight(language), range: calibration.cosineRange(language), headings: named, evidence: evidenceQuery(terms, matches, language, calibration.evidenceFloor(language)) };
 }
 
 /** Placeholder metadata for ranking without boosts or sorts (nothing reads it). */

@@ -118,6 +118,12 @@ export interface Calibration {
   cosineRange(language: string): CosineRange;
   /** The lexical signal's weight in hybrid similarity; the vector signal has the rest. */
   lexicalWeight(language: string): number;
+  /**
+   * The lexical signal a passage must reach to be evidence for an answer (or make a search
+   * summarisable) in this language: 0 where the model's cosine can be trusted alone, more
+   * where it gives unrelated texts high cosines (providers/embeddings/evidence.ts).
+   */
+  evidenceFloor(language: string): number;
 }
 
 /** One search, as the analytics log keeps it. */

@@ -10,6 +10,7 @@ import type { Embedder } from '../ingestion/port.js';
 import type { Calibration, MetaFilter, SearchRecorder, SearchRepository } from './port.js';
 import { applyBoosts, applySorts, type Boost, type Ranked, type Sort } from './ranking.js';
 import { explain, fuse, round, scoring, SUMMARISABLE_SIMILARITY, type ScoreParts, type Scoring, type SearchMode } from './fusion.js';
+import { isEvidence, type EvidenceQuery } from './evidence.js';
 import { analyseQuery, looseMatching, queryEmbedder } from './query.js';
 import { snippet } from './snippet.js';
 import { isVagueQuery } from '../ingestion/text/questionWords.js';
@@ -78,6 +79,8 @@ function stopwatch(timings: StageTimings) {
  * `total` counts at most that many entries.
  */
 const CANDIDATES = 50;
+/** Hits close enough to summarise whose passages are read for evidence (`summarisable`). */
+const EVIDENCE_HITS = 3;
 
 /** A ranked entry with the text of its best chunk (what answers are written from). */
 export interface Passage {
@@ -95,6 +98,8 @@ export interface Ranking {
   terms: string[];
   /** With `explain`: the signals of each ranked entry's chunk, by chunk id. */
   parts: Map<number, ScoreParts> | null;
+  /** The question as evidence weighs it: which passages an answer may rest on (evidence.ts `isEvidence`). */
+  evidence: EvidenceQuery;
 }
 
 export interface SearchService {
@@ -177,7 +182,7 @@ export function createSearchService(deps: {
     });
     const slots = terms.length + (loose?.prefix?.slot === terms.length ? 1 : 0);
     // Snippets mark what matched: the query's terms, and the terms a prefix or typo matched.
-    return { found: scoring(chunks, slots, matches, language, calibration, options.headings ?? false), terms: [...new Set([...terms, ...matches.map((m) => m.term)])] };
+    return { found: scoring(chunks, terms, slots, matches, language, calibration, options.headings ?? false), terms: [...new Set([...terms, ...matches.map((m) => m.term)])] };
   }
 
   /** Candidates scored, fused, cut at the threshold and ordered (boosts and sorts applied). */
@@ -198,7 +203,7 @@ export function createSearchService(deps: {
       if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
     }
     options.lap?.('rank');
-    return { ranked, terms, parts: params.explain ? explain(found, ranked) : null };
+    return { ranked, terms, parts: params.explain ? explain(found, ranked) : null, evidence: found.evidence };
   }
 
   /** Full entries and best-chunk texts of `items`, in order; entries deleted meanwhile are left out. */
@@ -217,6 +222,14 @@ export function createSearchService(deps: {
       });
   }
 
+  /** The best-chunk texts of `items`, from the passages already read where they are among them. */
+  async function textsOf(scope: Scope, items: readonly Ranked[], read: readonly Passage[]): Promise<string[]> {
+    const known = new Map(read.map((p) => [p.hit.id, p.text]));
+    const missing = items.filter((r) => !known.has(r.entryId));
+    if (missing.length > 0) for (const p of await passages(scope, missing, [])) known.set(p.hit.id, p.text);
+    return items.flatMap((r) => (known.has(r.entryId) ? [known.get(r.entryId)!] : []));
+  }
+
   return {
     async search(scope, integrationId, params, options = {}) {
       const started = performance.now();
@@ -228,18 +241,25 @@ export function createSearchService(deps: {
       embedding.catch(() => {});
       const integration = await integrations.getActive(scope, integrationId);
       lap('integration');
-      const { ranked, terms, parts } = await rank(scope, integration.collection_ids, { ...params, typos: params.typos ?? typoTolerance(integration) }, { mode: options.mode, embedding, lap, headings: true });
+      const { ranked, terms, parts, evidence } = await rank(scope, integration.collection_ids, { ...params, typos: params.typos ?? typoTolerance(integration) }, { mode: options.mode, embedding, lap, headings: true });
       const pageItems = ranked.slice((params.page - 1) * params.perPage, params.page * params.perPage);
-      const hits = (await passages(scope, pageItems, terms, parts)).map((p) => p.hit);
+      const shown = await passages(scope, pageItems, terms, parts);
+      const hits = shown.map((p) => p.hit);
       lap('hydrate');
       const top = ranked.reduce((max, r) => Math.max(max, r.similarity), 0);
+      // Summarisable when a hit close enough is evidence an answer would rest on (evidence.ts):
+      // among the first few such hits, read from the page shown (or fetched when it is another).
+      const close = ranked.slice(0, EVIDENCE_HITS).filter((r) => r.similarity >= Math.max(SUMMARISABLE_SIMILARITY, params.threshold));
+      const summarisable =
+        close.length > 0 && !isVagueQuery(params.query) &&
+        (evidence.floor <= 0 || (await textsOf(scope, close, shown)).some((text) => isEvidence(evidence, text)));
       const result: SearchResult = {
         hits,
         total: ranked.length,
         page: params.page,
         perPage: params.perPage,
         // A query too short or vague to say what it is about ("h", "how do I") is not summarised, however close its hits.
-        summarisable: ranked.length > 0 && top >= Math.max(SUMMARISABLE_SIMILARITY, params.threshold) && !isVagueQuery(params.query),
+        summarisable,
         timings,
       };
       const latencyMs = performance.now() - started;

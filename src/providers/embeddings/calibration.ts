@@ -5,6 +5,7 @@
  * a chunk's cosine from the query language's range to [0, 1] and weighs it against BM25.
  */
 import type { Calibration, CosineRange } from '../../domain/search/port.js';
+import { MINILM_EVIDENCE_FLOORS } from './evidenceFloors.js';
 
 /** English's range: cosines of all-MiniLM-L6-v2 mapped linearly from [0.15, 0.65] to [0, 1]. */
 const ENGLISH: CosineRange = { cosFloor: 0.15, cosCeil: 0.65 };
@@ -41,8 +42,22 @@ const MINILM_RANGES: Readonly<Record<string, CosineRange>> = {
 /** Languages whose words BM25 weighs at 0.65 with all-MiniLM-L6-v2 (see `lexicalWeight`). */
 const MINILM_MIDDLE = new Set(['de', 'es', 'fr', 'it', 'nl', 'pt', 'ro', 'tr', 'vi', 'sv', 'da', 'no', 'fi', 'hu', 'und']);
 
+/**
+ * The lexical floor of a language measured nowhere: the median of the measured languages'
+ * other than English (the model knows them as little as it knows most), from the same table.
+ * A query whose language is not detected (a few words) is read as English is, as its cosine is.
+ */
+const UNMEASURED_FLOOR = median(Object.entries(MINILM_EVIDENCE_FLOORS).filter(([language]) => language !== 'en').map(([, floor]) => floor));
+
 const MINILM: Calibration = {
   cosineRange: (language) => MINILM_RANGES[language] ?? ENGLISH,
+  /**
+   * An answer rests on evidence: a passage whose cosine says it is close is not enough in a
+   * language the model knows badly, where unrelated texts get high cosines too; there the
+   * passage must also hold the question's informative words, as much as the table measured
+   * on XQuAD says (evidenceFloors.ts, bench/evidence.ts).
+   */
+  evidenceFloor: (language) => MINILM_EVIDENCE_FLOORS[language] ?? (language === 'und' ? (MINILM_EVIDENCE_FLOORS.en ?? 0) : UNMEASURED_FLOOR),
   /**
    * all-MiniLM-L6-v2 is English-centric: measured on XQuAD (bench/quality.ts), its vectors
    * reach nDCG@10 0.96 in English, 0.73 in German and 0.06–0.2 in Chinese and Thai, so BM25
@@ -64,4 +79,11 @@ const CALIBRATIONS: Readonly<Record<string, Calibration>> = {
  */
 export function calibrationFor(model: string): Calibration {
   return CALIBRATIONS[model.split(':')[0]!] ?? MINILM;
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }

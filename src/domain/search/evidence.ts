@@ -1,0 +1,44 @@
+/**
+ * Evidence an answer may rest on (docs/ANSWERS.md): a passage close to a question by the
+ * embedding model's cosine is not enough in a language the model knows badly, where unrelated
+ * texts get high cosines too. There the passage must also hold the question's informative
+ * words — its coverage, the share of the question's weight (each word's idf in the
+ * collections; a word they lack weighs as much as their rarest) whose words it holds — at
+ * least the language's floor (Calibration.evidenceFloor, measured by bench/evidence.ts).
+ */
+import { analyze } from '../ingestion/text/tokenize.js';
+import type { TermMatch } from './port.js';
+
+/** A question as evidence weighs it: each of its words (a slot) with the terms that count for it, and its weight. */
+export interface EvidenceQuery {
+  language: string;
+  /** The coverage a passage needs; 0: any passage close enough is evidence. */
+  floor: number;
+  slots: { terms: string[]; weight: number }[];
+}
+
+/**
+ * The question's words (`terms`, a slot each) with what they matched in the collections:
+ * a slot counts its own term and the terms its typos matched, at its best match's idf.
+ */
+export function evidenceQuery(terms: readonly string[], matches: readonly TermMatch[], language: string, floor: number): EvidenceQuery {
+  const rarest = Math.max(1, ...matches.map((m) => m.idf));
+  const slots = terms.map((term, slot) => {
+    const own = matches.filter((m) => m.slot === slot);
+    return { terms: [...new Set([term, ...own.map((m) => m.term)])], weight: own.length > 0 ? Math.max(...own.map((m) => m.idf)) : rarest };
+  });
+  return { language, floor, slots };
+}
+
+/** The share of the question's weight whose words `text` holds, in [0, 1] (0 for a question without words). */
+export function coverage(query: EvidenceQuery, text: string): number {
+  const total = query.slots.reduce((sum, s) => sum + s.weight, 0);
+  if (total <= 0) return 0;
+  const held = new Set(analyze(text, query.language).terms);
+  return query.slots.reduce((sum, s) => sum + (s.terms.some((t) => held.has(t)) ? s.weight : 0), 0) / total;
+}
+
+/** Whether a passage of `text` is evidence for the question. */
+export function isEvidence(query: EvidenceQuery, text: string): boolean {
+  return query.floor <= 0 || coverage(query, text) >= query.floor;
+}

@@ -1,0 +1,61 @@
+/**
+ * Answers rest on evidence in every language (docs/ANSWERS.md, "Evidence"): in Turkish, which
+ * the bundled model knows badly, questions on articles the collection lacks find passages close
+ * by their cosine alone (similarity ≥ 0.4); chat says the documentation does not cover them,
+ * summarise finds nothing relevant and search does not call them summarisable, while a
+ * question the collection answers is answered and cited. On both backends, with the bundled model.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { backends, startServer, type TestServer } from './helpers.js';
+
+const TURKISH: { paragraphs: { id: string; text: string }[]; related: { paragraph: string; text: string; answer: string }[]; unrelated: string[] } =
+  JSON.parse(readFileSync(new URL('./fixtures/xquad-tr-evidence.json', import.meta.url), 'utf8'));
+
+for (const backend of backends()) {
+  describe(`answers rest on evidence [${backend}]`, () => {
+    let server: TestServer;
+    let token: string;
+    let integration: string;
+    before(async () => {
+      server = await startServer(backend);
+      token = (await server.createOrg('Acme')).token;
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Türkçe' } })).body.data.id;
+      const entries = TURKISH.paragraphs.map((p) => ({ source_type: 'xquad', source_id: p.id, raw_text: p.text, source_url: `https://xquad.example/tr/${p.id}` }));
+      assert.equal((await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } })).status, 200);
+      integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name: 'Türkçe', collection_ids: [collection] } })).body.data.id;
+    });
+    after(() => server.close());
+
+    const chat = async (message: string) => {
+      const reply = await server.call('POST', `/api/v1/integrations/${integration}/chat`, { token, body: { message, stream: false } });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      const [stored] = await server.container.db.query<{ citations: { url: string }[] }>("SELECT citations FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'", [reply.body.conversation_id]);
+      return { text: reply.body.message as string, cited: (stored?.citations ?? []).map((c) => c.url) };
+    };
+    const search = async (query: string) => (await server.call('GET', `/api/v1/integrations/${integration}/search?query=${encodeURIComponent(query)}`, { token })).body;
+
+    it('says a Turkish question the collection does not cover is not covered, though its passages are close by their cosine', async () => {
+      for (const question of TURKISH.unrelated) {
+        const found = await search(question);
+        assert.ok(found.data[0]?.score_breakdown.similarity >= 0.4, `${question}: close by similarity (${found.data[0]?.score_breakdown.similarity})`);
+        assert.equal(found.summarisable, false, `${question}: not summarisable`);
+        const reply = await chat(question);
+        assert.deepEqual(reply.cited, [], `${question}: nothing cited (${reply.text})`);
+        assert.match(reply.text, /could not find an answer/);
+        const summary = await server.call('GET', `/api/v1/integrations/${integration}/summarise?stream=false&query=${encodeURIComponent(question)}`, { token });
+        assert.deepEqual([summary.status, summary.body.has_relevant_results], [200, false], question);
+      }
+    });
+
+    it('answers and cites a Turkish question the collection covers', async () => {
+      for (const question of TURKISH.related) {
+        assert.equal((await search(question.text)).summarisable, true);
+        const reply = await chat(question.text);
+        assert.ok(reply.text.includes(question.answer), reply.text);
+        assert.deepEqual(reply.cited, [`https://xquad.example/tr/${question.paragraph}`]);
+      }
+    });
+  });
+}
