@@ -6,18 +6,14 @@
  * slot up goes on later from where it was, fetching nothing twice. On both backends.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loopbackSite } from './fixtures/loopbackSite.js';
 import { backends, constantEmbedder, startServer, type TestServer } from './helpers.js';
 
 /** Endless slow sites: /NAME/p0 links to /NAME/p1 and so on, each page served after 100 ms; `fetches` by path. */
 function endless() {
-  const fetches = new Map<string, number>();
-  const server = createServer((req, res) => {
-    const path = new URL(req.url!, 'http://x').pathname;
-    fetches.set(path, (fetches.get(path) ?? 0) + 1);
+  return loopbackSite((path, _req, res) => {
     const match = /^\/(\w+)\/(?:p(\d+))?$/.exec(path);
     if (!match) {
       res.statusCode = 404;
@@ -33,11 +29,6 @@ function endless() {
       );
     }, 100);
   });
-  return {
-    fetches,
-    listen: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 for (const backend of backends()) {

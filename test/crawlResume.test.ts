@@ -6,10 +6,9 @@
  * once, each fetched at most twice in all. On PGlite (a data folder) and on PostgreSQL.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loopbackSite } from './fixtures/loopbackSite.js';
 import { backends, MASTER_KEY } from './helpers.js';
 import { call, processDatabase, startLoreProcess, type Lore } from './processes.js';
 
@@ -20,11 +19,8 @@ const FAST = { LORE_CRAWL_PRIVATE_NETWORKS: 'on', LORE_TEST_CRAWL_LEASE_SECONDS:
 
 /** A book of PAGES chapters under /book/, each linking to the next three; `fetches` counts requests by path. */
 function book() {
-  const fetches = new Map<string, number>();
   const topics = ['harbour', 'lantern', 'orchard', 'glacier', 'meadow', 'quarry', 'bakery', 'observatory', 'canal', 'foundry'];
-  const server = createServer((req, res) => {
-    const path = new URL(req.url!, 'http://x').pathname;
-    fetches.set(path, (fetches.get(path) ?? 0) + 1);
+  return loopbackSite((path, _req, res) => {
     const match = /^\/book\/(?:chapter-(\d+))?$/.exec(path);
     if (!match) {
       res.statusCode = 404;
@@ -43,11 +39,6 @@ function book() {
       );
     }, 40);
   });
-  return {
-    fetches,
-    listen: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 for (const backend of backends()) {
