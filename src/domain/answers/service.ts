@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isUuid } from '../ids.js';
+import { notCoveredReply } from './notCovered.js';
 import type { IntegrationService } from '../search/integrations.js';
 import type { Integration, Scope } from '../model.js';
 import { NotFoundError, PaymentRequiredError, UpstreamError } from '../errors.js';
@@ -77,7 +78,6 @@ export interface AnswerService {
 const PASSAGES = 6;
 /** Earlier messages sent with a chat turn. */
 const HISTORY = 8;
-const DEFAULT_UNKNOWN_ANSWER = 'Sorry, I could not find an answer to that in our documentation.';
 
 export function createAnswerService(deps: {
   integrations: IntegrationService;
@@ -225,7 +225,7 @@ export function createAnswerService(deps: {
 
       if (passages.length === 0) {
         await saveQuestion();
-        const reply = settings.unknownAnswer ?? DEFAULT_UNKNOWN_ANSWER;
+        const reply = settings.unknownAnswer ?? notCoveredReply(params.locale ?? languageOf(params.message));
         return { relevant: false, passages, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, [])) };
       }
       const locale = params.locale ?? languageOf(params.message);

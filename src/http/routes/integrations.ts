@@ -12,7 +12,7 @@ const settingFields = {
   welcome_message: Type.Optional(Nullable(Type.String({ maxLength: 2_000 }))),
   instructions: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
   persona: Type.Optional(Type.String({ maxLength: 50 })),
-  unknown_answer_message: Type.Optional(Nullable(Type.String({ maxLength: 2_000 }))),
+  unknown_answer_message: Type.Optional(Nullable(Type.String({ maxLength: 2_000, description: "chat's reply when the documentation holds no evidence for a question; null: a default sentence in the visitor's language (the chat's locale, else the question's)" }))),
   placeholder: Type.Optional(Type.String({ maxLength: 200 })),
   results_display: Type.Optional(Type.String({ maxLength: 50 })),
   label: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
