@@ -8,8 +8,12 @@ const COLUMNS = `id, collection_id, start_url, include, exclude, max_pages, keep
        WHEN next_run_at <= clock_timestamp() OR run IS NOT NULL THEN 'queued' ELSE 'idle' END AS status,
   ${iso('next_run_at')}, progress, ${iso('CASE WHEN run IS NOT NULL THEN seen_at END', 'last_seen_at')}, last_run, ${iso('created_at')}, ${iso('updated_at')}`;
 
-/** A crawler that can be taken: due, or with a run in progress, and not leased. */
-const TAKEABLE = `(next_run_at <= clock_timestamp() OR run IS NOT NULL) AND leased_until <= clock_timestamp()`;
+/** Whether a crawler (of table alias `t`, when given) can be taken: due, or with a run in progress, and not leased. */
+const takeable = (t = '') => `(${t}next_run_at <= clock_timestamp() OR ${t}run IS NOT NULL) AND ${t}leased_until <= clock_timestamp()`;
+/** The crawlers of a group that a process holds now. */
+const RUNNING = 'count(*) FILTER (WHERE leased_until > clock_timestamp())';
+/** A run's progress before it has done anything. */
+const NO_PROGRESS = `'{"found":0,"fetched":0,"written":0,"failed":0}'::jsonb`;
 
 export function createCrawlerRepository(db: Db): CrawlerRepository {
   const get = async (organisationId: number, collectionId: string, id: string) => {
@@ -74,18 +78,18 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
     async claimDue(leaseSeconds, runsPerOrganisation) {
       // Organisations in turn (the one holding fewest runs, then the one that took a crawler
       // longest ago), and within one its crawlers in turn (never taken, then taken longest
-      // ago): one that queued many crawlers at once does not hold up another's. (Two processes claiming at once may both see one run left:
-      // a bound, not a quota.)
+      // ago): one that queued many crawlers at once does not hold up another's. (Two processes
+      // claiming at once may both see one run left: a bound, not a quota.)
       const [row] = await db.query<ClaimedCrawler & { organisation_id: number }>(
         `UPDATE crawlers SET leased_until = clock_timestamp() + make_interval(secs => $1), claimed_at = clock_timestamp(), seen_at = clock_timestamp(),
-           progress = CASE WHEN run IS NULL THEN '{"found":0,"fetched":0,"written":0,"failed":0}'::jsonb ELSE progress END
+           progress = CASE WHEN run IS NULL THEN ${NO_PROGRESS} ELSE progress END
          WHERE id = (WITH orgs AS (
-                       SELECT organisation_id, count(*) FILTER (WHERE leased_until > clock_timestamp()) AS running, max(claimed_at) AS last_claimed
+                       SELECT organisation_id, ${RUNNING} AS running, max(claimed_at) AS last_claimed
                        FROM crawlers GROUP BY organisation_id)
                      SELECT c.id FROM crawlers c JOIN orgs o ON o.organisation_id = c.organisation_id
-                     WHERE (c.next_run_at <= clock_timestamp() OR c.run IS NOT NULL) AND c.leased_until <= clock_timestamp() AND o.running < $2
+                     WHERE ${takeable('c.')} AND o.running < $2
                      ORDER BY o.running, o.last_claimed NULLS FIRST, c.claimed_at NULLS FIRST, c.next_run_at NULLS LAST LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
-           AND ${TAKEABLE}
+           AND ${takeable()}
          RETURNING id, organisation_id, collection_id, start_url, include, exclude, max_pages, keep_gone, sections, schedule_hours, run`,
         [leaseSeconds, runsPerOrganisation],
       );
@@ -96,9 +100,9 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
 
     organisations() {
       return db.query<OrganisationCrawls>(
-        `SELECT organisation_id AS "organisationId", count(*) FILTER (WHERE leased_until > clock_timestamp())::int AS running, coalesce(bool_or(${TAKEABLE}), false) AS waiting
+        `SELECT organisation_id AS "organisationId", ${RUNNING}::int AS running, coalesce(bool_or(${takeable()}), false) AS waiting
          FROM crawlers GROUP BY organisation_id
-         HAVING count(*) FILTER (WHERE leased_until > clock_timestamp()) > 0 OR bool_or(${TAKEABLE})`,
+         HAVING ${RUNNING} > 0 OR bool_or(${takeable()})`,
       );
     },
 
@@ -110,7 +114,7 @@ export function createCrawlerRepository(db: Db): CrawlerRepository {
     begin(id, run, leaseSeconds) {
       return db.transaction(async (tx) => {
         const rows = await tx.query(
-          `UPDATE crawlers SET run = $2::jsonb, progress = '{"found":0,"fetched":0,"written":0,"failed":0}'::jsonb,
+          `UPDATE crawlers SET run = $2::jsonb, progress = ${NO_PROGRESS},
              leased_until = clock_timestamp() + make_interval(secs => $3), seen_at = clock_timestamp() WHERE id = $1 RETURNING id`,
           [id, JSON.stringify(run), leaseSeconds],
         );

@@ -223,12 +223,12 @@ export function createAnswerService(deps: {
       const store = (content: string, citations: readonly CitedSource[]) =>
         content.trim() ? conversations.addMessage(scope, id, { id: messageId, role: 'assistant', content, citations: [...citations] }) : Promise.resolve();
 
+      const locale = params.locale ?? languageOf(params.message);
       if (passages.length === 0) {
         await saveQuestion();
-        const reply = settings.unknownAnswer ?? notCoveredReply(params.locale ?? languageOf(params.message));
+        const reply = settings.unknownAnswer ?? notCoveredReply(locale);
         return { relevant: false, passages, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, [])) };
       }
-      const locale = params.locale ?? languageOf(params.message);
       const prompt = { task: 'chat' as const, persona: settings.persona, instructions: settings.instructions, locale, page: params.page, passages: promptPassages(passages, params.page) };
       const request = {
         messages: buildMessages(prompt, history, params.message),

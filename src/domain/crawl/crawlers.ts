@@ -196,7 +196,7 @@ export function createCrawlerRunner(deps: {
       const { pending, settled } = await deps.crawlers.frontier(id);
       resume = { seeded: state.seeded, pending, settled, found: state.report.found, fetched: state.report.fetched };
     } else {
-      state = { started_at: new Date().toISOString(), key, seeded: false, report: { ...emptyRunReport() } };
+      state = { started_at: new Date().toISOString(), key, seeded: false, report: emptyRunReport() };
       if (!(await deps.crawlers.begin(id, state, LEASE_SECONDS))) return;
     }
     // The report goes on from the saved one: its counts, and its lists (the first REPORTED_PAGES, with totals).
@@ -213,6 +213,7 @@ export function createCrawlerRunner(deps: {
       failed: saved.failed.map(({ url, reason }) => ({ path: url, reason })),
     };
     const earlier = { skipped: saved.skipped_total - saved.skipped.length, failed: saved.failed_total - saved.failed.length };
+    const failedTotal = () => earlier.failed + report.failed.length;
     const runReport = (): CrawlerRun['report'] => ({
       found: report.found,
       fetched: report.fetched,
@@ -223,9 +224,9 @@ export function createCrawlerRunner(deps: {
       skipped: report.skipped.slice(0, REPORTED_PAGES).map(({ path, reason }) => ({ url: path, reason })),
       failed: report.failed.slice(0, REPORTED_PAGES).map(({ path, reason }) => ({ url: path, reason })),
       skipped_total: earlier.skipped + report.skipped.length,
-      failed_total: earlier.failed + report.failed.length,
+      failed_total: failedTotal(),
     });
-    const progress = (): CrawlerProgress => ({ found: report.found, fetched: report.fetched, written: report.created + report.updated, failed: earlier.failed + report.failed.length });
+    const progress = (): CrawlerProgress => ({ found: report.found, fetched: report.fetched, written: report.created + report.updated, failed: failedTotal() });
     const deleted = () => stop.abort(new Error('the crawler was deleted'));
     const renew = async () => {
       if (!(await deps.crawlers.progress(id, progress(), LEASE_SECONDS))) deleted();
