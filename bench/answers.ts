@@ -59,7 +59,7 @@ import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
 import { askByChatAndSummarise } from './askQuestions.js';
 import { jsonl } from './jsonl.js';
 import { thirdPartySet } from './thirdPartyAnswers.js';
-import { evidenceCheck, evidenceSet } from './evidence.js';
+import { evidenceCheck, evidenceSet, xquadArticle } from './evidence.js';
 import { DOCS_ROOT } from './thirdPartyDocs.js';
 
 const { values } = parseArgs({
@@ -104,7 +104,7 @@ if (sets.includes('evidence-check')) {
   await evidenceCheck({
     langs: values.langs.split(','),
     questions: (lang) => jsonl<{ question: string; context_id: string; answers: string[] }>(path.join(values.data, lang, 'qa.jsonl')),
-    integration: (name, lang, keep) => xquadIntegration(name, lang, xquadParagraphs(lang).filter((p) => keep(Number(/^xq(\d+)_/.exec(p._id)![1])))),
+    integration: xquadArticlesIntegration,
     url,
     limit: maxQuestions === Infinity ? 150 : maxQuestions,
     chat: async (integration, question) => {
@@ -121,7 +121,7 @@ if (sets.includes('evidence')) {
   await evidenceSet({
     langs: values.langs.split(','),
     questions: (lang) => jsonl<{ question: string; context_id: string }>(path.join(values.data, lang, 'qa.jsonl')),
-    integration: (name, lang, keep) => xquadIntegration(name, lang, xquadParagraphs(lang).filter((p) => keep(Number(/^xq(\d+)_/.exec(p._id)![1])))),
+    integration: xquadArticlesIntegration,
     search: async (integration, question, perPage) => {
       const params = new URLSearchParams({ query: retrievalQuery(question), threshold: '0', per_page: String(perPage), explain: 'true' });
       return (await call('GET', `/api/v1/integrations/${integration}/search?${params}`)).data;
@@ -244,6 +244,11 @@ async function xquadIntegration(name: string, lang: string, paragraphs: readonly
   return lore.integrationOver(name, entries, 'chatbot');
 }
 
+/** A chatbot integration over the paragraphs of a language's articles whose number passes `keep`. */
+function xquadArticlesIntegration(name: string, lang: string, keep: (article: number) => boolean): Promise<string> {
+  return xquadIntegration(name, lang, xquadParagraphs(lang).filter((p) => keep(xquadArticle(p._id))));
+}
+
 /** The best `perPage` hits for a question at threshold 0, searched as chat retrieves (retrievalQuery). */
 async function ranked(integration: string, question: string, perPage: number) {
   const params = new URLSearchParams({ query: retrievalQuery(question), threshold: '0', per_page: String(perPage) });
@@ -261,12 +266,11 @@ async function thresholdsSet(): Promise<void> {
   const sweep = [0.2, 0.25, 0.3, 0.35, 0.4];
   console.log('\nchat threshold per language (XQuAD): gold paragraph in the top 6 / unanswerable questions answered');
   console.log(`${'lang'.padEnd(5)} ${sweep.map((t) => `at ${t.toFixed(2)}`.padEnd(17)).join(' ')}`);
-  const article = (id: string) => Number(/^xq(\d+)_/.exec(id)![1]);
   for (const lang of values.langs.split(',')) {
     const paragraphs = xquadParagraphs(lang);
     const all = jsonl<{ question: string; context_id: string }>(path.join(values.data, lang, 'qa.jsonl'));
     const full = await xquadIntegration(`thresholds-${lang}`, lang, paragraphs);
-    const half = await xquadIntegration(`thresholds-odd-${lang}`, lang, paragraphs.filter((p) => article(p._id) % 2 === 1));
+    const half = await xquadIntegration(`thresholds-odd-${lang}`, lang, paragraphs.filter((p) => xquadArticle(p._id) % 2 === 1));
     const kept = sweep.map(() => 0);
     const answered = sweep.map(() => 0);
     const answerable = all.slice(0, maxQuestions);
@@ -275,7 +279,7 @@ async function thresholdsSet(): Promise<void> {
       const gold = hits.find((h) => h.source_url === url(lang, q.context_id));
       sweep.forEach((t, i) => { if (gold && gold.score_breakdown.similarity >= t) kept[i]!++; });
     }
-    const unanswerable = all.filter((q) => article(q.context_id) % 2 === 0).filter((_, i) => i % 2 === 0).slice(0, maxQuestions);
+    const unanswerable = all.filter((q) => xquadArticle(q.context_id) % 2 === 0).filter((_, i) => i % 2 === 0).slice(0, maxQuestions);
     for (const q of unanswerable) {
       const top = (await ranked(half, q.question, 6))[0]?.score_breakdown.similarity ?? 0;
       sweep.forEach((t, i) => { if (top >= t) answered[i]!++; });

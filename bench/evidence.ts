@@ -9,8 +9,9 @@
  * article unrelated (its article is absent). Articles 0–23 calibrate, 24–47 are held back.
  *
  * A passage counts as evidence when its similarity reaches the chat threshold (0.4) and its
- * lexical signal (BM25 over a chunk holding every query term once: the share of the
- * question's informative words it holds, weighted by idf) reaches the language's floor.
+ * coverage (src/domain/search/evidence.ts: the share of the question's idf weight whose words
+ * it holds) reaches the language's floor; search's calibrated BM25 part (`lexical`) is
+ * reported beside it for comparison.
  * The floor chosen on the calibration half is the lowest that answers at most 10 % of
  * unrelated questions (5 % in English) while keeping the gold paragraph as evidence for all
  * but 1 point of related questions; where no floor does both, the highest floor within that
@@ -19,7 +20,6 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { analyze } from '../src/domain/ingestion/text/tokenize.js';
 import { analyseQuery } from '../src/domain/search/query.js';
 import { coverage, evidenceQuery } from '../src/domain/search/evidence.js';
 
@@ -41,6 +41,9 @@ export interface EvidenceContext {
   write?: string;
 }
 
+/** The article number of an XQuAD paragraph or question context (`xq07_3` → 7). */
+export const xquadArticle = (id: string) => Number(/^xq(\d+)_/.exec(id)![1]);
+
 const THRESHOLD = 0.4;
 const GRID = Array.from({ length: 41 }, (_, i) => Math.round(i * 2.5) / 100);
 const GOLD_BUDGET = 0.01;
@@ -57,7 +60,6 @@ interface Asked {
 const SIGNALS = ['coverage', 'lexical'] as const;
 
 export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
-  const article = (id: string) => Number(/^xq(\d+)_/.exec(id)![1]);
   const floors: Record<string, number> = {};
   const tables: Record<string, string[]> = Object.fromEntries(SIGNALS.map((signal) => [signal, []]));
   for (const lang of ctx.langs) {
@@ -66,7 +68,7 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
     const idf = (term: string) => Math.log(1 + (chunks - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5));
     const asked: Asked[] = [];
     for (const q of ctx.questions(lang)) {
-      const a = article(q.context_id);
+      const a = xquadArticle(q.context_id);
       const gold = ctx.url(lang, q.context_id);
       const query = ctx.retrievalQuery(q.question);
       const { terms, language } = await analyseQuery(query, async () => [lang]);
@@ -145,15 +147,14 @@ export interface EvidenceCheckContext extends Pick<EvidenceContext, 'langs' | 'i
  * related ones whose gold answer is in the text and whose gold paragraph is cited.
  */
 export async function evidenceCheck(ctx: EvidenceCheckContext): Promise<void> {
-  const article = (id: string) => Number(/^xq(\d+)_/.exec(id)![1]);
   const norm = (s: string, lang: string) => (['zh', 'th', 'ja'].includes(lang) ? s.replace(/\s+/g, '') : s).toLowerCase();
   console.log('\nchat on the held-back half (XQuAD articles 24–47; a collection of the odd articles)');
   console.log(`${'lang'.padEnd(5)} ${'unrelated answered'.padEnd(20)} ${'gold answer in text'.padEnd(20)} gold paragraph cited`);
   for (const lang of ctx.langs) {
     const integration = await ctx.integration(`evidence-check-${lang}`, lang, (a) => a % 2 === 1);
-    const held = ctx.questions(lang).filter((q) => article(q.context_id) >= 24);
-    const related = held.filter((q) => article(q.context_id) % 2 === 1).slice(0, ctx.limit);
-    const unrelated = held.filter((q) => article(q.context_id) % 2 === 0).slice(0, ctx.limit);
+    const held = ctx.questions(lang).filter((q) => xquadArticle(q.context_id) >= 24);
+    const related = held.filter((q) => xquadArticle(q.context_id) % 2 === 1).slice(0, ctx.limit);
+    const unrelated = held.filter((q) => xquadArticle(q.context_id) % 2 === 0).slice(0, ctx.limit);
     let answered = 0;
     let gold = 0;
     let cited = 0;
