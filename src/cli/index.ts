@@ -12,13 +12,14 @@ import { crawlCommand } from './crawl.js';
 import { exportCommand } from './export.js';
 import { helpCommand } from './help.js';
 import { importCommand } from './import.js';
+import { mcpCommand } from './mcp.js';
 import { orgCommands } from './org.js';
 import { reindexCommand } from './reindex.js';
 import { serveCommand } from './serve.js';
 import { tokenCommands } from './token.js';
 
 /** Every command, in the order the overview lists them. */
-const COMMANDS: readonly Command[] = [serveCommand, ...orgCommands, ...tokenCommands, exportCommand, importCommand, reindexCommand, crawlCommand, helpCommand(() => COMMANDS)];
+const COMMANDS: readonly Command[] = [serveCommand, ...orgCommands, ...tokenCommands, exportCommand, importCommand, reindexCommand, crawlCommand, mcpCommand, helpCommand(() => COMMANDS)];
 
 async function main(argv: string[]): Promise<void> {
   const [first] = argv;

@@ -21,6 +21,7 @@ import { entryRoutes } from './routes/entries.js';
 import { crawlerRoutes } from './routes/crawlers.js';
 import { healthRoutes } from './routes/health.js';
 import { integrationRoutes } from './routes/integrations.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { pageRoutes } from './routes/pages.js';
 import { searchRoutes } from './routes/search.js';
 import { usageRoutes } from './routes/usage.js';
@@ -53,7 +54,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * Builds the Fastify app without listening, so tests can `inject` or listen themselves.
  * Routes: /healthz, /readyz, /docs, /widget/v1/*.js (the browser SDK), the demo (/, /demo.js,
- * /demo.css, /demo/docs/*), /api/v1/openapi.json,
+ * /demo.css, /demo/docs/*), /mcp (the MCP server for AI assistants), /api/v1/openapi.json,
  * /api/v1/admin/*, /api/v1/*, and the widget routes /api/v1/{organisation}/widgets/{widget}/*
  * (own scope: widget authentication).
  */
@@ -102,7 +103,14 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Lore API', version: VERSION, description: 'Knowledge search, summaries and chat.' },
+      info: {
+        title: 'Lore API',
+        version: VERSION,
+        description:
+          'Knowledge search, summaries and chat.\n\n' +
+          'AI assistants connect to `/mcp`, an MCP server (Streamable HTTP, stateless): POST with `Authorization: Bearer` and an API token ' +
+          'or an organisation API key. Its tools `search`, `answer` and `get_entry` read only the collections and do only what the credential may.',
+      },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       },
@@ -115,6 +123,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean | obje
   await app.register(widgetScriptRoutes);
   await app.register(demoRoutes);
   await app.register(consoleRoutes);
+  await app.register(mcpRoutes, { version: VERSION });
   await app.register(
     async (api) => {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

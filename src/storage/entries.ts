@@ -66,6 +66,15 @@ export function createEntryRepository(
       return row ?? null;
     },
 
+    async find(scope, collectionIds, entryId) {
+      if (collectionIds.length === 0) return null;
+      const [row] = await db.query<Entry>(
+        `SELECT ${COLUMNS} FROM entries WHERE id = $1 AND organisation_id = $2 AND collection_id = ANY($3::uuid[])`,
+        [entryId, scope.organisationId, collectionIds],
+      );
+      return row ?? null;
+    },
+
     async findBySources(scope, collectionId, sources) {
       if (sources.length === 0) return [];
       return db.query<Entry>(

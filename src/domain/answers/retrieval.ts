@@ -53,22 +53,34 @@ export function pageBonus(page: PageContext, sourceUrl: string | null): number {
   return path !== '/' && entryKey.startsWith(folder) ? PAGE_BONUS.area : 0;
 }
 
+/** What answers are retrieved from: collections, and whether a question's typos are corrected there. */
+export interface Corpus {
+  collectionIds: readonly string[];
+  typos: boolean;
+}
+
+/** The corpus of an integration: its collections, typos corrected as its searches correct them. */
+export function integrationCorpus(integration: Integration): Corpus {
+  return { collectionIds: integration.collection_ids, typos: typoTolerance(integration) };
+}
+
 /**
- * The best `limit` passages for answering, from an integration already checked active. Not
- * recorded as a search. Throws UnavailableError when the embedder fails.
+ * The best `limit` passages for answering, from a corpus the caller may read (an integration
+ * already checked active, or collections checked against a credential). Not recorded as a
+ * search. Throws UnavailableError when the embedder fails.
  */
-export type Retrieve = (scope: Scope, integration: Integration, params: RetrieveParams) => Promise<Passage[]>;
+export type Retrieve = (scope: Scope, corpus: Corpus, params: RetrieveParams) => Promise<Passage[]>;
 
 export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'passages'>; pageChunks: SearchRepository['pageChunks'] }): Retrieve {
   const { search } = deps;
-  return async (scope, integration, params) => {
+  return async (scope, corpus, params) => {
     const { page } = params;
-    const pageChunks = page ? await deps.pageChunks(scope, integration.collection_ids, pageKey(page.url), PAGE_CHUNKS) : [];
+    const pageChunks = page ? await deps.pageChunks(scope, corpus.collectionIds, pageKey(page.url), PAGE_CHUNKS) : [];
     // With a page, candidates down to what the largest bonus can lift over the threshold.
-    // Questions are asked whole (no word being typed); their typos are corrected as the integration's searches are.
-    const base = { threshold: page ? Math.max(0, params.threshold - PAGE_BONUS.section) : params.threshold, meta: [], boosts: [], sorts: [], typos: typoTolerance(integration) };
+    // Questions are asked whole (no word being typed); their typos are corrected as the corpus says (an integration's searches do).
+    const base = { threshold: page ? Math.max(0, params.threshold - PAGE_BONUS.section) : params.threshold, meta: [], boosts: [], sorts: [], typos: corpus.typos };
     const queries = params.context ? [params.query, `${params.context} ${params.query}`] : [params.query];
-    const rankings = await Promise.all(queries.map((query) => search.rank(scope, integration.collection_ids, { ...base, query }, { extraChunkIds: pageChunks })));
+    const rankings = await Promise.all(queries.map((query) => search.rank(scope, corpus.collectionIds, { ...base, query }, { extraChunkIds: pageChunks })));
     const best = new Map<string, { ranked: Ranked; evidence: EvidenceQuery }>();
     for (const { ranked, evidence } of rankings) {
       for (const r of ranked) if ((best.get(r.entryId)?.ranked.similarity ?? -1) < r.similarity) best.set(r.entryId, { ranked: r, evidence });

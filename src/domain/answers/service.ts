@@ -7,7 +7,7 @@ import { NotFoundError, PaymentRequiredError, UpstreamError } from '../errors.js
 import type { AnswerChunk, AnswerMessage, AnswerProvider, ConversationOwner, ConversationRepository } from './port.js';
 import { ProviderError } from './port.js';
 import type { Passage, SearchHit } from '../search/service.js';
-import { pageBonus, type PageContext, type Retrieve } from './retrieval.js';
+import { integrationCorpus, pageBonus, type Corpus, type PageContext, type Retrieve } from './retrieval.js';
 import { isVagueQuery } from '../ingestion/text/questionWords.js';
 import { detectLanguage } from '../ingestion/text/tokenize.js';
 import type { Reservation, UsageService } from '../access/usage.js';
@@ -66,6 +66,13 @@ export interface AnswerService {
    * 403 inactive, 404 unknown, 502/503 provider) and nothing is streamed.
    */
   summarise(scope: Scope, integrationId: string, params: SummariseParams, signal: AbortSignal): Promise<AnswerStream>;
+  /**
+   * `summarise` over collections rather than an integration (the MCP `answer` tool): the
+   * caller has checked that its credential may read every one of `collectionIds`. Credits and
+   * the usage quota are taken as by `summarise` (402 when exhausted); typos are corrected, as
+   * an integration does by default. Not recorded for analytics, which are an integration's.
+   */
+  summariseCollections(scope: Scope, collectionIds: readonly string[], params: Omit<SummariseParams, 'analytics'>, signal: AbortSignal): Promise<AnswerStream>;
   /**
    * A streamed chat reply grounded in the integration's collections, continuing
    * `conversationId` (404 when unknown or foreign) or starting a conversation. Both turns
@@ -163,6 +170,33 @@ export function createAnswerService(deps: {
     }
   }
 
+  /** The passages a summary of `params.query` is written from. */
+  async function summaryPassages(scope: Scope, corpus: Corpus, params: Pick<SummariseParams, 'query' | 'threshold'>): Promise<Passage[]> {
+    // A query too short or vague to say what it is about is answered as finding nothing (search: `summarisable` false).
+    if (isVagueQuery(params.query)) return [];
+    return retrieve(scope, corpus, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
+  }
+
+  /**
+   * The summary of `passages`: nothing to stream when there are none; otherwise a credit is
+   * reserved (402 when credits or the quota are exhausted) and the provider asked.
+   */
+  async function summary(scope: Scope, passages: Passage[], messageId: string, params: Pick<SummariseParams, 'query' | 'locale'>, signal: AbortSignal): Promise<AnswerStream> {
+    if (passages.length === 0) {
+      return { relevant: false, passages, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}) };
+    }
+    const reservation = await credits.reserveCredit(scope);
+    if (reservation === null) throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.');
+    const request = {
+      messages: buildMessages({ task: 'summary', locale: params.locale, passages: promptPassages(passages) }, [], params.query),
+      question: params.query,
+      passages: promptPassages(passages),
+      locale: params.locale,
+    };
+    const { first, iterator } = await start(scope, reservation, request, signal);
+    return { relevant: true, passages, messageId, events: events(first, iterator, passages, messageId, false, async () => {}) };
+  }
+
   /** A fixed reply streamed like an answer (nothing relevant was found). */
   async function* fixed(text: string, messageId: string, reason: string, done: () => Promise<void>): AsyncGenerator<AnswerEvent> {
     try {
@@ -177,23 +211,15 @@ export function createAnswerService(deps: {
   return {
     async summarise(scope, integrationId, params, signal) {
       const integration = await integrations.getActive(scope, integrationId);
-      // A query too short or vague to say what it is about is answered as finding nothing (search: `summarisable` false).
-      const passages = isVagueQuery(params.query) ? [] : await retrieve(scope, integration, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
+      const passages = await summaryPassages(scope, integrationCorpus(integration), params);
       const messageId = randomUUID();
       if (params.analytics !== false) deps.summaries?.record(scope, { integrationId: integration.id, messageId, query: params.query, relevant: passages.length > 0 }).catch((e) => deps.log?.(e));
-      if (passages.length === 0) {
-        return { relevant: false, passages, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}) };
-      }
-      const reservation = await credits.reserveCredit(scope);
-      if (reservation === null) throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.');
-      const request = {
-        messages: buildMessages({ task: 'summary', locale: params.locale, passages: promptPassages(passages) }, [], params.query),
-        question: params.query,
-        passages: promptPassages(passages),
-        locale: params.locale,
-      };
-      const { first, iterator } = await start(scope, reservation, request, signal);
-      return { relevant: true, passages, messageId, events: events(first, iterator, passages, messageId, false, async () => {}) };
+      return summary(scope, passages, messageId, params, signal);
+    },
+
+    async summariseCollections(scope, collectionIds, params, signal) {
+      const passages = await summaryPassages(scope, { collectionIds, typos: true }, params);
+      return summary(scope, passages, randomUUID(), params, signal);
     },
 
     async chat(scope, integrationId, params, signal) {
@@ -207,7 +233,7 @@ export function createAnswerService(deps: {
       }
       // A follow-up ("and how much is it?") is searched together with the last question.
       const context = [...history].reverse().find((m) => m.role === 'user')?.content;
-      const passages = await retrieve(scope, integration, { query: retrievalQuery(params.message), context, page: params.page, threshold: 0.4, limit: PASSAGES });
+      const passages = await retrieve(scope, integrationCorpus(integration), { query: retrievalQuery(params.message), context, page: params.page, threshold: 0.4, limit: PASSAGES });
       const reservation = passages.length > 0 ? await credits.reserveCredit(scope) : undefined;
       if (reservation === null) {
         throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });

@@ -42,6 +42,12 @@ export interface EntryService {
   batchUpsert(scope: Scope, collectionId: string, inputs: readonly EntryInput[]): Promise<{ created: number; updated: number }>;
   /** Changes the given fields; re-indexes only when indexed fields changed. */
   update(scope: Scope, collectionId: string, entryId: string, input: EntryInput): Promise<Entry>;
+  /**
+   * The entry `entryId`, whichever of `collectionIds` holds it (those a credential may read);
+   * NotFoundError when the id is malformed or no such entry is in them — another
+   * organisation's and another collection's alike.
+   */
+  find(scope: Scope, collectionIds: readonly string[], entryId: string): Promise<Entry>;
   delete(scope: Scope, collectionId: string, entryId: string): Promise<void>;
   /** Throws NotFoundError when no entry has that source pair. */
   deleteBySource(scope: Scope, collectionId: string, sourceType: string, sourceId: string): Promise<void>;
@@ -144,6 +150,12 @@ export function createEntryService(deps: {
       const [result] = await write(scope, collectionId, [{ kind: 'update', id: entryId, fields, chunks }]);
       if (!result) throw new NotFoundError('Entry');
       return result.entry;
+    },
+
+    async find(scope, collectionIds, entryId) {
+      const entry = isUuid(entryId) && collectionIds.every(isUuid) ? await entries.find(scope, collectionIds, entryId) : null;
+      if (!entry) throw new NotFoundError('Entry');
+      return entry;
     },
 
     async delete(scope, collectionId, entryId) {

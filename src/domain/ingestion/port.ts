@@ -72,6 +72,8 @@ export interface EntryRepository {
   /** Source id, URL and meta of every entry of `sourceType` in the collection (what a crawl knows of its pages). */
   sourceEntries(scope: Scope, collectionId: string, sourceType: string): Promise<{ source_id: string; source_url: string | null; meta: JsonObject | null }[]>;
   get(scope: Scope, collectionId: string, entryId: string): Promise<Entry | null>;
+  /** The entry `entryId` when it is in one of `collectionIds` (of the organisation); null otherwise. */
+  find(scope: Scope, collectionIds: readonly string[], entryId: string): Promise<Entry | null>;
   findBySources(scope: Scope, collectionId: string, sources: readonly { type: string; id: string }[]): Promise<Entry[]>;
   /** Stored embeddings of chunks in the collection with these content hashes (hash → vector). */
   reusableEmbeddings(scope: Scope, collectionId: string, hashes: readonly string[]): Promise<Map<string, Float32Array>>;
