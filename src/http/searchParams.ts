@@ -1,5 +1,6 @@
 import { ValidationError } from '../domain/errors.js';
 import { pageRequest } from '../domain/pagination.js';
+import { MAX_FACETS } from '../domain/search/facets.js';
 import type { MetaFilter } from '../domain/search/port.js';
 import type { Boost, Sort, Strength } from '../domain/search/ranking.js';
 import type { SearchParams } from '../domain/search/service.js';
@@ -30,6 +31,7 @@ export function parseSearchParams(raw: Record<string, unknown>): SearchParams {
 
   const explain = parseFlag(raw.explain, 'explain', fail);
   const typos = parseFlag(raw.typo_tolerance, 'typo_tolerance', fail);
+  const facets = parseFacets(raw.facets, fail);
 
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   const { page, perPage } = pageRequest(raw.page, raw.per_page, 50);
@@ -45,6 +47,7 @@ export function parseSearchParams(raw: Record<string, unknown>): SearchParams {
     // A search box sends what is typed: a query not ending in a space ends in the word being typed.
     typing: isTyping(raw.query),
     typos,
+    ...(facets && { facets }),
   };
 }
 
@@ -160,6 +163,27 @@ function parseSort(s: Record<string, unknown>, path: string, fail: Fail): Sort {
     direction: oneOf(s.direction, ['asc', 'desc'] as const, undefined, `${path}.direction`, fail),
     type: oneOf(s.type, ['date', 'number', 'text'] as const, 'text', `${path}.type`, fail),
   };
+}
+
+/**
+ * `facets[]=key` (or one `facets=key`) → the meta keys to count values of: each a key as meta
+ * filters take them, at most MAX_FACETS once repeats are dropped. Undefined when absent.
+ */
+function parseFacets(value: unknown, fail: Fail): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(items)) {
+    fail('facets', 'The facets field must be a list of meta keys (facets[]=key).');
+    return undefined;
+  }
+  const keys = new Set<string>();
+  items.forEach((key, i) => {
+    if (typeof key !== 'string') fail(`facets.${i}`, `The facets.${i} field must be a string.`);
+    else if (key === '' || key.length > LIMITS.field) fail(`facets.${i}`, `The facets.${i} field must be a meta key of 1 to ${LIMITS.field} characters.`);
+    else keys.add(key);
+  });
+  if (keys.size > MAX_FACETS) fail('facets', `The facets field must not have more than ${MAX_FACETS} keys.`);
+  return [...keys];
 }
 
 /** `meta[key]=v`, `meta[key][or][]=…`, `meta[key][and][]=…` → filters (keys ANDed). */

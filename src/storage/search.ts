@@ -109,7 +109,8 @@ async function candidates(db: Db, organisationId: number, collectionIds: readonl
     lap('lexical');
     lap('embed');
     lap('vector');
-    return { chunks: [], matches: [] };
+    // No collections, no chunks: nothing was missed.
+    return { chunks: [], matches: [], ...(query.completeness && { complete: true }) };
   }
   let found = query.terms.length > 0 ? await lexical(db, organisationId, collectionIds, query, query.limit) : NO_LEXICAL;
   if (query.extraChunkIds?.length) found = { ...found, chunkIds: [...new Set([...found.chunkIds, ...query.extraChunkIds])] };
@@ -118,7 +119,25 @@ async function candidates(db: Db, organisationId: number, collectionIds: readonl
   lap('embed');
   const chunks = await scored(db, organisationId, collectionIds, { lexical: found, embedding, dims: query.dims }, query.filters, query.limit);
   lap('vector');
-  return { chunks, matches: found.matches };
+  if (!query.completeness) return { chunks, matches: found.matches };
+  return { chunks, matches: found.matches, complete: await everyChunk(db, organisationId, collectionIds, found, chunks, query) };
+}
+
+/**
+ * Whether a search's candidates are every chunk of the collections passing its filters: the
+ * vector pass compared vectors exactly and found fewer than `limit`, so it found every chunk
+ * with a vector of the query's dimension passing the filters (the lexical pass's chunks, which
+ * pass the same filters, are among them: the candidates are fewer than `limit` only then); and
+ * no chunk of the collections lacks one (another model's, until `lore reindex`). HNSW's answer
+ * proves nothing: its scan may stop short of a filtered tenant's rows.
+ */
+async function everyChunk(db: Db, organisationId: number, collectionIds: readonly string[], found: LexicalCandidates, chunks: ChunkScore[], query: CandidateQuery): Promise<boolean> {
+  if (!comparesExactly(found) || new Set(chunks.map((c) => c.chunkId)).size >= clampLimit(query.limit)) return false;
+  const [row] = await db.query<{ other: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM chunks WHERE organisation_id = $1 AND collection_id = ANY($2::uuid[]) AND dims <> $3) AS other',
+    [organisationId, collectionIds, query.dims],
+  );
+  return row?.other === false;
 }
 
 /**
@@ -139,6 +158,9 @@ function postingsBudgetSql(idf: string, maxIdf: string): string {
 
 /** Up to this many chunks in a search's collections, vectors are compared exactly (see `scored`). */
 export const EXACT_VECTOR_SEARCH = 5_000;
+
+/** Whether the vector pass compares every vector (EXACT_VECTOR_SEARCH) rather than asking HNSW. */
+const comparesExactly = (found: LexicalCandidates) => found.chunkCount > 0 && found.chunkCount <= EXACT_VECTOR_SEARCH;
 
 /** Metadata filters as SQL on chunk `chunkId` (nothing without filters); adds their parameters. */
 function filterClause(filters: readonly MetaFilter[], params: unknown[], chunkId: string): string {
@@ -340,7 +362,7 @@ async function scored(
   // filtered down to one small tenant's rows stops at hnsw.max_scan_tuples (20,000) with
   // few or none of them. Without the index's expression (the cast) in ORDER BY, the planner
   // cannot use HNSW.
-  const exact = query.lexical.chunkCount > 0 && query.lexical.chunkCount <= EXACT_VECTOR_SEARCH;
+  const exact = comparesExactly(query.lexical);
   const distance = exact ? `v.embedding <=> ${q}` : `v.embedding::vector(${dims}) <=> ${q}`;
   const rows = await db.query<{ id: string; entry_id: string; bm25: number; cosine: number; heading: string | null }>(
     `WITH vec AS (SELECT v.chunk_id, ${distance} AS distance FROM chunk_vectors v

@@ -95,12 +95,21 @@ export interface CandidateQuery {
   extraChunkIds?: readonly number[];
   /** Told as each stage ends: `lexical`, `embed` (what waiting for the embedding added), `vector`. */
   lap?: (stage: string) => void;
+  /** Also say whether the candidates are every chunk passing the filters (`Candidates.complete`): facet counts ask. */
+  completeness?: boolean;
 }
 
 /** A search's candidates, each scored on both signals, and the terms its slots matched (terms absent from the collections left out). */
 export interface Candidates {
   chunks: ChunkScore[];
   matches: TermMatch[];
+  /**
+   * With `completeness`: true only when `chunks` holds every chunk of the collections passing
+   * the filters, so a ranking of them misses no entry. Storage says true only where it can
+   * tell (vectors compared exactly, fewer than `limit` found, every chunk with a vector of the
+   * query's dimension); false otherwise, even if nothing was missed.
+   */
+  complete?: boolean;
 }
 
 /** Cosines mapped linearly from [cosFloor, cosCeil] to [0, 1]. */

@@ -1,8 +1,8 @@
 /**
  * The search capability's service: a query through its stages — the integration, the query's
  * terms and language (query.ts), the candidates from storage in one call, fusion (fusion.ts),
- * boosts and sorts (ranking.ts), the page of hits with snippets — timed stage by stage and
- * recorded for analytics. Answers rank with it too (answers/retrieval.ts).
+ * boosts and sorts (ranking.ts), facet counts (facets.ts), the page of hits with snippets —
+ * timed stage by stage and recorded for analytics. Answers rank with it too (answers/retrieval.ts).
  */
 import type { IntegrationService } from './integrations.js';
 import type { Entry, Integration, Scope } from '../model.js';
@@ -13,6 +13,7 @@ import { explain, fuse, round, scoring, SUMMARISABLE_SIMILARITY, type ScoreParts
 import { isEvidence, type EvidenceQuery } from './evidence.js';
 import { analyseQuery, looseMatching, queryEmbedder } from './query.js';
 import { snippet } from './snippet.js';
+import { countFacets, type FacetCounts } from './facets.js';
 import { isVagueQuery } from '../ingestion/text/questionWords.js';
 
 export type { ScoreParts, SearchMode } from './fusion.js';
@@ -37,6 +38,11 @@ export interface SearchParams {
    * integration's `typo_tolerance` setting in `search`, true in `rank`.
    */
   typos?: boolean;
+  /**
+   * Meta keys to count the values of over every ranked hit, not only the page (facets.ts): a
+   * refinement list's counts. Absent: no counts, and the search reads no metadata for them.
+   */
+  facets?: string[];
 }
 
 export interface SearchHit extends Entry {
@@ -50,6 +56,15 @@ export interface SearchResult {
   page: number;
   perPage: number;
   summarisable: boolean;
+  /** With `facets`: each key's values and how many ranked hits hold each. */
+  facets?: FacetCounts;
+  /**
+   * With `facets`: whether the counts are exact, the candidates ranked having held every chunk
+   * passing the filters (storage's `complete`). A search ranks the best CANDIDATES chunks of
+   * each signal, so where more chunks pass the filters, the counts are those of the hits
+   * ranked, which may leave out entries an unbounded search would have found.
+   */
+  facetsExhaustive?: boolean;
   /**
    * Milliseconds of each stage on the request's path, in order (integration, terms, lexical,
    * embed, vector, rank, hydrate), and in all. The query is embedded from the start, beside
@@ -161,8 +176,10 @@ export function createSearchService(deps: {
       lap?: (stage: string) => void;
       /** Whether a heading naming the query lifts its chunks (fusion.ts): for a search box, not for an answer's passages. */
       headings?: boolean;
+      /** Also tell whether the candidates are every chunk passing the filters (`complete`). */
+      completeness?: boolean;
     },
-  ): Promise<{ found: Scoring; terms: string[] }> {
+  ): Promise<{ found: Scoring; terms: string[]; complete: boolean }> {
     // The query is embedded from the start, beside the lexical pass, which does not need it.
     const embedding = options.embedding ?? embedQuery(query);
     embedding.catch(() => {}); // awaited by storage; a failure must not go unhandled meanwhile
@@ -170,7 +187,7 @@ export function createSearchService(deps: {
     const lexical = options.lexical !== false;
     const loose = lexical ? looseMatching(query, terms, language, { typing: options.typing ?? false, typos: options.typos ?? true }) : undefined;
     options.lap?.('terms');
-    const { chunks, matches } = await search.candidates(scope, collectionIds, {
+    const { chunks, matches, complete } = await search.candidates(scope, collectionIds, {
       terms: lexical ? terms : [],
       loose,
       embedding,
@@ -179,31 +196,47 @@ export function createSearchService(deps: {
       limit: CANDIDATES,
       extraChunkIds: options.extraChunkIds,
       lap: options.lap,
+      completeness: options.completeness,
     });
     const slots = terms.length + (loose?.prefix?.slot === terms.length ? 1 : 0);
     // Snippets mark what matched: the query's terms, and the terms a prefix or typo matched.
-    return { found: scoring(chunks, terms, slots, matches, language, calibration, options.headings ?? false), terms: [...new Set([...terms, ...matches.map((m) => m.term)])] };
+    return {
+      found: scoring(chunks, terms, slots, matches, language, calibration, options.headings ?? false),
+      terms: [...new Set([...terms, ...matches.map((m) => m.term)])],
+      complete: complete === true,
+    };
   }
 
-  /** Candidates scored, fused, cut at the threshold and ordered (boosts and sorts applied). */
+  /**
+   * Candidates scored, fused, cut at the threshold and ordered (boosts and sorts applied). With
+   * `facets`, every ranked entry carries its metadata, and `complete` says whether the
+   * candidates were every chunk passing the filters.
+   */
   async function rank(
     scope: Scope,
     collectionIds: readonly string[],
     params: RankParams,
-    options: { mode?: SearchMode; extraChunkIds?: readonly number[]; embedding?: Promise<Float32Array>; lap?: (stage: string) => void; headings?: boolean } = {},
-  ): Promise<Ranking> {
+    options: { mode?: SearchMode; extraChunkIds?: readonly number[]; embedding?: Promise<Float32Array>; lap?: (stage: string) => void; headings?: boolean; facets?: boolean } = {},
+  ): Promise<Ranking & { complete: boolean }> {
     const mode = options.mode ?? 'hybrid';
-    const { found, terms } = await find(scope, collectionIds, params.query, { ...options, meta: params.meta, lexical: mode !== 'vector', typing: params.typing, typos: params.typos });
+    const { found, terms, complete } = await find(scope, collectionIds, params.query, {
+      ...options,
+      meta: params.meta,
+      lexical: mode !== 'vector',
+      typing: params.typing,
+      typos: params.typos,
+      completeness: options.facets,
+    });
     let ranked = fuse(found, mode, params.threshold);
-    if (params.boosts.length > 0 || params.sorts.length > 0) {
-      // Only boosts and sorts need metadata, and only they read it for every candidate.
+    if (params.boosts.length > 0 || params.sorts.length > 0 || options.facets) {
+      // Only boosts, sorts and facets need metadata; they share one read of every ranked entry's.
       const fields = await search.entryFields(scope, ranked.map((r) => r.entryId));
       ranked = ranked.filter((r) => fields.has(r.entryId)).map((r) => ({ ...r, fields: fields.get(r.entryId)! }));
       if (params.boosts.length > 0) ranked = applyBoosts(ranked, params.boosts);
       if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
     }
     options.lap?.('rank');
-    return { ranked, terms, parts: params.explain ? explain(found, ranked) : null, evidence: found.evidence };
+    return { ranked, terms, parts: params.explain ? explain(found, ranked) : null, evidence: found.evidence, complete };
   }
 
   /** Full entries and best-chunk texts of `items`, in order; entries deleted meanwhile are left out. */
@@ -241,7 +274,13 @@ export function createSearchService(deps: {
       embedding.catch(() => {});
       const integration = await integrations.getActive(scope, integrationId);
       lap('integration');
-      const { ranked, terms, parts, evidence } = await rank(scope, integration.collection_ids, { ...params, typos: params.typos ?? typoTolerance(integration) }, { mode: options.mode, embedding, lap, headings: true });
+      const facetKeys = params.facets?.length ? params.facets : null;
+      const { ranked, terms, parts, evidence, complete } = await rank(
+        scope,
+        integration.collection_ids,
+        { ...params, typos: params.typos ?? typoTolerance(integration) },
+        { mode: options.mode, embedding, lap, headings: true, facets: facetKeys !== null },
+      );
       const pageItems = ranked.slice((params.page - 1) * params.perPage, params.page * params.perPage);
       const shown = await passages(scope, pageItems, terms, parts);
       const hits = shown.map((p) => p.hit);
@@ -260,6 +299,8 @@ export function createSearchService(deps: {
         perPage: params.perPage,
         // A query too short or vague to say what it is about ("h", "how do I") is not summarised, however close its hits.
         summarisable,
+        // Over the whole ranked list: what the filters and threshold let through, not only the page.
+        ...(facetKeys && { facets: countFacets(ranked.map((r) => r.fields), facetKeys), facetsExhaustive: complete }),
         timings,
       };
       const latencyMs = performance.now() - started;

@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { FACET_VALUES, MAX_FACETS } from '../../domain/search/facets.js';
 import { HEADING_WEIGHT } from '../../domain/search/fusion.js';
 import type { SearchResult } from '../../domain/search/service.js';
 import { presentPage } from '../paginate.js';
@@ -24,7 +25,23 @@ const SearchHit = Type.Object({
   }),
   snippet: Type.String({ description: 'Best passage, HTML-escaped, query terms in <mark>' }),
 });
-export const SearchResponse = Type.Object({ ...Paginated(SearchHit).properties, summarisable: Type.Boolean() });
+export const SearchResponse = Type.Object({
+  ...Paginated(SearchHit).properties,
+  summarisable: Type.Boolean(),
+  facets: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()), {
+    description:
+      `Only with facets[]=key (at most ${MAX_FACETS} keys of meta or searchable_meta): for each key, its values and how many hits hold each — ` +
+      'every hit that passes the query, threshold and meta filters, not only this page. An entry counts once a value, from meta and searchable_meta together; ' +
+      'numbers and booleans as strings, each element of an array; objects and null are not counted. ' +
+      `At most the ${FACET_VALUES} values with the highest counts (ties by value); a key no hit has gives {}.`,
+  })),
+  facets_exhaustive: Type.Optional(Type.Boolean({
+    description:
+      'Only with facets[]: whether the counts are exact. A search ranks a bounded set of candidate chunks (the best 50 by each signal); ' +
+      'true when storage can tell that set held every chunk passing the meta filters (vectors compared exactly, as for collections up to 5,000 chunks, and fewer than 50 found), ' +
+      'so no entry was left out. false when more may pass them: the counts are then those of the hits ranked, as `meta.total` is.',
+  })),
+});
 
 /**
  * The `analytics` query parameter of the integration routes (search, summarise): `false` keeps
@@ -63,8 +80,18 @@ export function serverTiming(result: SearchResult): string {
     .join(', ');
 }
 
-/** A search result as the API shows it: one page of hits, `summarisable`, links and meta. */
+/** A search result as the API shows it: one page of hits, `summarisable`, links and meta; facet counts when asked. */
 export function presentSearch(request: FastifyRequest, result: SearchResult, publicUrl: string | undefined) {
   const page = presentPage(request, { items: result.hits, total: result.total, page: result.page, perPage: result.perPage }, publicUrl);
-  return { data: page.data, summarisable: result.summarisable, links: page.links, meta: page.meta };
+  const facets = result.facets && { facets: result.facets, facets_exhaustive: result.facetsExhaustive === true };
+  return { data: page.data, summarisable: result.summarisable, ...facets, links: page.links, meta: page.meta };
 }
+
+/** The search parameters as a route's description lists them (the integration's and the widget's). */
+export const SEARCH_PARAMETERS =
+  'Query parameters: query (required), threshold (0..1, default 0.4), meta[key]=v | meta[key][or][]=v | meta[key][and][]=v, ' +
+  'boost[i][field|type|scale|target|strength] (≤ 3), sort[i][field|direction|type] (≤ 3; not with boost), page, per_page (≤ 50). ' +
+  'boost and sort also accept a JSON array string. explain=true adds each hit’s signals to score_breakdown. typo_tolerance=false matches words exactly. ' +
+  'A query not ending in a space ends in the word being typed: it also matches the words it begins. ' +
+  `facets[]=key (≤ ${MAX_FACETS} keys of meta or searchable_meta; one facets=key too) adds facets, each key's values counted over every hit (top ${FACET_VALUES}), ` +
+  'and facets_exhaustive, whether those counts are exact or bounded by the candidates a search ranks.';

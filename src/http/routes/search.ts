@@ -3,7 +3,7 @@ import type { App } from '../deps.js';
 import { ValidationError } from '../../domain/errors.js';
 import { parseSearchParams } from '../searchParams.js';
 import { errorResponses, Message } from '../schemas.js';
-import { AnalyticsFlag, presentSearch, SearchFlags, SearchResponse, serverTiming } from '../presenters/search.js';
+import { AnalyticsFlag, presentSearch, SEARCH_PARAMETERS, SearchFlags, SearchResponse, serverTiming } from '../presenters/search.js';
 
 const Params = Type.Object({ integration: Type.String({ maxLength: 64 }) });
 
@@ -15,11 +15,7 @@ export function searchRoutes(app: App): void {
     schema: {
       tags,
       summary: 'Hybrid semantic search across the integration’s collections',
-      description:
-        'Query parameters: query (required), threshold (0..1, default 0.4), meta[key]=v | meta[key][or][]=v | meta[key][and][]=v, ' +
-        'boost[i][field|type|scale|target|strength] (≤ 3), sort[i][field|direction|type] (≤ 3; not with boost), page, per_page (≤ 50). ' +
-        'boost and sort also accept a JSON array string. explain=true adds each hit’s signals to score_breakdown. typo_tolerance=false matches words exactly. ' +
-        'A query not ending in a space ends in the word being typed: it also matches the words it begins.',
+      description: SEARCH_PARAMETERS,
       params: Params,
       querystring: Type.Object({ ...SearchFlags, ...AnalyticsFlag.properties }, { additionalProperties: true }),
       response: { 200: SearchResponse, 403: Message, 503: Message, ...errorResponses },

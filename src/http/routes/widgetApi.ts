@@ -16,7 +16,7 @@ import { bearer } from '../auth.js';
 import { bearerCors, loadWidget, pageOrigin, preflightCors, preflightHeaders, widgetCors } from '../widgetAuth.js';
 import { WidgetConfig } from '../widgetSchemas.js';
 import { ChatBody, ChatResponse, failures, respondChat, respondSummary, SummaryResponse } from '../presenters/answers.js';
-import { presentSearch, SearchFlags, SearchResponse, serverTiming } from '../presenters/search.js';
+import { presentSearch, SEARCH_PARAMETERS, SearchFlags, SearchResponse, serverTiming } from '../presenters/search.js';
 
 const Params = Type.Object({ organisation: Type.String({ maxLength: 64 }), widget: Type.String({ maxLength: 64 }) });
 const SessionId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
@@ -125,7 +125,7 @@ export function widgetApiRoutes(app: App): void {
     schema: {
       tags,
       summary: 'Search through a search widget (integration search parameters, plus session_id)',
-      description: 'The integration search parameters, plus session_id. explain=true is honoured only for an organisation API key; a visitor gets no score breakdown.',
+      description: `${SEARCH_PARAMETERS} Plus session_id. explain=true is honoured only for an organisation API key; a visitor gets no score breakdown.`,
       params: Params,
       querystring: Type.Object({ session_id: Type.Optional(SessionId), ...SearchFlags }, { additionalProperties: true }),
       response: { 200: Type.Object({ ...SearchResponse.properties, session_id: Type.String() }), 403: Message, 503: Message, ...errorResponses },
