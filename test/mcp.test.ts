@@ -5,6 +5,7 @@
  * `lore mcp` driven over stdio by the same Client.
  */
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -232,7 +233,7 @@ for (const backend of backends()) {
       const box = (await manage('POST', '/integrations', { type: 'search_box', name: 'Box', collection_ids: [docs] })).body.data.id;
       const widget = await manage('POST', '/widgets', { type: 'search', name: 'Docs search', integration_id: box, websites: ['docs.example.com'] });
       assert.equal(widget.status, 201);
-      for (const headers of [{}, { authorization: `Bearer ${widget.body.secret_key}` }, { authorization: `Bearer ${widget.body.data.key}` }, { authorization: 'Bearer nope' }, { authorization: `Basic ${org.token}` }]) {
+      for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${widget.body.secret_key}` }, { authorization: `Bearer ${widget.body.data.key}` }, { authorization: 'Bearer nope' }, { authorization: `Basic ${org.token}` }]) {
         const res = await initialize(headers);
         assert.equal(res.status, 401, JSON.stringify(headers));
         assert.equal(res.headers.get('www-authenticate'), 'Bearer');
@@ -242,6 +243,12 @@ for (const backend of backends()) {
       assert.equal((await initialize({ authorization: `Bearer ${org.token}` })).status, 200);
       const get = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${org.token}`, accept: 'text/event-stream' } });
       assert.equal(get.status, 405);
+    });
+
+    it('is named in the OpenAPI description, its routes not listed as REST operations', async () => {
+      const doc = (await server.call('GET', '/api/v1/openapi.json')).body;
+      assert.match(doc.info.description, /`\/mcp`, an MCP server .*Authorization: Bearer/);
+      assert.ok(!Object.keys(doc.paths).some((p) => p.includes('mcp')));
     });
 
     it('refuses batches: one message per request', async () => {
@@ -269,6 +276,14 @@ for (const backend of backends()) {
       const refused = await runLoreCli(['mcp', '--url', base, '--token', 'nope'], env);
       assert.deepEqual([refused.code, refused.stdout], [1, '']);
       assert.equal(refused.stderr, 'lore: the token was refused (401): pass --token or set LORE_TOKEN to an organisation API token or API key\n');
+
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const { port } = closed.address() as AddressInfo;
+      await new Promise((resolve) => closed.close(resolve));
+      const unreachable = await runLoreCli(['mcp', '--url', `http://127.0.0.1:${port}`, '--token', org.token], env);
+      assert.deepEqual([unreachable.code, unreachable.stdout], [1, '']);
+      assert.equal(unreachable.stderr, `lore: cannot reach Lore at http://127.0.0.1:${port} (connection refused). Is it running? Set --url or LORE_URL (or PORT) to its address.\n`);
     });
   });
 }

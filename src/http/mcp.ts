@@ -94,7 +94,7 @@ export function createMcpServer(deps: McpDeps, principal: Principal, options: { 
         if (!withinQuota && name !== 'answer') throw new PaymentRequiredError('The monthly usage quota of this organisation is exhausted.');
         return await run(args, extra.signal);
       } catch (error) {
-        if (error instanceof PaymentRequiredError) return failure(`${error.message} No more answers can be given this month unless the organisation's limits are raised.`);
+        if (error instanceof PaymentRequiredError) return failure(`${error.message} Retrying will not help until the organisation's limits are raised.`);
         if (error instanceof DomainError) return failure(error.message);
         options.log.error({ err: error, tool: name }, 'unhandled error');
         return failure('Lore failed to run this tool. Try again later.');
@@ -145,7 +145,7 @@ export function createMcpServer(deps: McpDeps, principal: Principal, options: { 
         'Writes a short answer to a question from this organisation\'s documentation, with numbered references ([1], [2] …) ' +
         'to the pages it used, listed after the answer with their URLs. Use it for how-to and "what is" questions when a ' +
         'sourced summary is wanted; when the documentation does not cover the question it says so and lists the closest ' +
-        'results. Each call uses one of the organisation\'s answer credits.',
+        'results. Each answered question uses one of the organisation\'s answer credits.',
       inputSchema: {
         question: z.string().trim().min(1).max(1000).describe('The question, as a user would ask it.'),
         collections: Collections,
