@@ -203,6 +203,7 @@ for (const backend of backends()) {
 
     it('refuses a tool the key lacks the permission for, naming it, and lets it call the others', async () => {
       const client = await connect(await apiKey(['summarize']));
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['answer', 'get_entry', 'search'], 'listed all the same');
       const search = await call(client, 'search', { query: 'reset password' });
       assert.equal(search.isError, true);
       assert.equal(textOf(search), 'This credential lacks the search permission.');
