@@ -276,6 +276,16 @@ describe('InstantSearch adapter', () => {
     await assert.rejects(search(widgetClient(html.fetch), { query: 'x' }), /Lore answered the search with HTTP 502/);
   });
 
+  it('calls fetch as a function, not as a method of the options (a browser\'s fetch throws "Illegal invocation")', async () => {
+    const receivers: unknown[] = [];
+    const fetch = function (this: unknown) {
+      receivers.push(this);
+      return Promise.resolve(new Response(JSON.stringify(loreResponse()), { status: 200 }));
+    } as unknown as typeof globalThis.fetch;
+    await search(widgetClient(fetch), { query: 'reset' });
+    assert.deepEqual(receivers, [undefined]);
+  });
+
   it("keeps the widget route's analytics session Lore made on the first search", async () => {
     const fake = fakeFetch(() => ({ ...loreResponse(), session_id: 'sess-1' }));
     const client = widgetClient(fake.fetch);

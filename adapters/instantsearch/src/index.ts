@@ -136,7 +136,10 @@ export function createLoreSearchClient(options: LoreSearchClientOptions): LoreSe
     const headers: Record<string, string> = { accept: 'application/json' };
     if (target.bearer) headers.authorization = `Bearer ${target.bearer}`;
     const started = Date.now();
-    const res = await target.fetch(`${target.endpoint}?${params}`, { headers, credentials: 'omit' });
+    // Called as a plain function: a browser's fetch called as a method of another object
+    // throws "Illegal invocation".
+    const fetchFn = target.fetch;
+    const res = await fetchFn(`${target.endpoint}?${params}`, { headers, credentials: 'omit' });
     const body = (await res.json().catch(() => null)) as (LoreSearchResponse & { message?: unknown }) | null;
     if (!res.ok || !body || !Array.isArray(body.data)) {
       const message = typeof body?.message === 'string' ? body.message : `Lore answered the search with HTTP ${res.status}.`;
