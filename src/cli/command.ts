@@ -71,7 +71,7 @@ export function overview(commands: readonly Command[]): string {
     ...forms,
     '',
     'lore help COMMAND (or lore COMMAND --help) explains its flags; lore --version prints the version.',
-    'org, token, import DIR and crawl call a running server: --url, else $LORE_URL, else',
+    'org, token, import DIR, crawl and mcp call a running server: --url, else $LORE_URL, else',
     'http://127.0.0.1:$PORT (port 3000 when PORT is unset). export, import FILE and reindex open',
     'the database itself: DATABASE_URL when set, else the embedded one in LORE_DATA_DIR (./.lore).',
   ].join('\n');
