@@ -198,6 +198,10 @@ for (const backend of backends()) {
       const five = await search(docs, 'query=widget&facets[]=a&facets[]=b&facets[]=c&facets[]=d&facets[]=e&facets[]=a');
       assert.equal(five.status, 200, JSON.stringify(five.body));
       assert.deepEqual(Object.keys(five.body.facets), ['a', 'b', 'c', 'd', 'e']);
+      // Keys an object's prototype has are keys like any other.
+      const hostile = await search(docs, 'query=widget&facets[]=__proto__&facets[]=constructor&facets[]=toString');
+      assert.equal(hostile.status, 200, JSON.stringify(hostile.body));
+      assert.equal(JSON.stringify(hostile.body.facets), '{"__proto__":{},"constructor":{},"toString":{}}');
     });
 
     it('reads entries’ metadata once for facets and sorts together, and not at all without them', async () => {
