@@ -220,6 +220,10 @@ describe('InstantSearch adapter', () => {
     assert.deepEqual(Object.keys(hit._highlightResult!), ['category']);
     assert.equal((hit._snippetResult!.raw_text as { value: string }).value, '…six <b>reset</b> seven eight…');
     assert.equal((hit._snippetResult!.title as { value: string }).value, '<b>Reset</b>…');
+
+    const all = (await search(widgetClient(fake.fetch), { query: 'reset', attributesToHighlight: ['*'], attributesToSnippet: ['*'] })).hits[0]!;
+    assert.deepEqual(Object.keys(all._highlightResult!), ['title', 'category', 'tags'], 'the title and the meta values; raw_text only when named');
+    assert.deepEqual(Object.keys(all._snippetResult!), ['raw_text', 'title', 'category', 'tags']);
   });
 
   it('asks Lore once for identical queries, and sends distinct ones concurrently', async () => {

@@ -101,10 +101,9 @@ function targetOf(options: LoreSearchClientOptions): Target {
     return { route: 'integration', endpoint: `${root}/integrations/${path(text('integration'))}/search`, bearer: text('apiKey'), fetch: fetchFn as typeof fetch };
   }
   // The widget's key as the console shows it ("organisation/widget") is taken as well.
-  let widget = text('widget');
-  let organisation = o.organisation === undefined && /^[^/]+\/[^/]+$/.test(widget) ? widget.split('/')[0]! : undefined;
-  if (organisation !== undefined) widget = widget.split('/')[1]!;
-  else organisation = text('organisation');
+  const key = o.organisation === undefined ? /^([^/]+)\/([^/]+)$/.exec(text('widget')) : null;
+  const organisation = key ? key[1]! : text('organisation');
+  const widget = key ? key[2]! : text('widget');
   const bearer = o.widgetKey === undefined ? undefined : text('widgetKey');
   return { route: 'widget', endpoint: `${root}/${path(organisation)}/widgets/${path(widget)}/search`, bearer, fetch: fetchFn as typeof fetch };
 }

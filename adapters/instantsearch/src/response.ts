@@ -80,30 +80,29 @@ export function presentHits(data: readonly LoreHit[], params: AlgoliaParams, que
 
   return data.map((lore, i) => {
     const hit: AlgoliaHit = { ...lore.meta, ...lore.searchable_meta, ...fieldsOf(lore) };
+    const spread = Object.keys(hit).filter((k) => !FIELDS.includes(k));
     const passage = snippets[i]!;
-    const partsOf = (name: string, value: string) => (name === 'raw_text' ? passage : markWords(value, terms));
 
     const highlighted: Record<string, HighlightValue | HighlightValue[]> = {};
-    const names = !toHighlight || toHighlight.some((a) => a.name === '*')
-      ? ['title', ...Object.keys(hit).filter((k) => !FIELDS.includes(k))]
-      : toHighlight.map((a) => a.name);
-    for (const name of names) {
+    const toMark = !toHighlight || toHighlight.some((a) => a.name === '*') ? ['title', ...spread] : toHighlight.map((a) => a.name);
+    // raw_text, when asked for, is the whole text marked; its passage is the snippet.
+    const mark = (v: string) => highlight(markWords(v, terms), tags, query);
+    for (const name of toMark) {
       const value = hit[name];
-      // raw_text, when asked for, is the whole text marked; its passage is the snippet.
-      const one = (v: string) => highlight(markWords(v, terms), tags, query);
-      if (typeof value === 'string') highlighted[name] = one(value);
-      else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) highlighted[name] = value.map(one);
+      if (typeof value === 'string') highlighted[name] = mark(value);
+      else if (isStrings(value)) highlighted[name] = value.map(mark);
     }
 
     const snippeted: Record<string, SnippetValue | SnippetValue[]> = {};
-    for (const { name, words } of toSnippet.some((a) => a.name === '*') ? names.map((name) => ({ name, words: undefined })) : toSnippet) {
-      const value = hit[name];
-      const one = (v: string) => {
-        const parts = partsOf(name, v);
+    const toCut = toSnippet.some((a) => a.name === '*') ? ['raw_text', 'title', ...spread].map((name) => ({ name, words: undefined })) : toSnippet;
+    for (const { name, words } of toCut) {
+      const cut = (v: string) => {
+        const parts = name === 'raw_text' ? passage : markWords(v, terms);
         return { value: render(words ? crop(parts, words, ellipsis) : parts, tags), matchLevel: matchLevel(parts, query) };
       };
-      if (typeof value === 'string') snippeted[name] = one(value);
-      else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) snippeted[name] = value.map(one);
+      const value = hit[name];
+      if (typeof value === 'string') snippeted[name] = cut(value);
+      else if (isStrings(value)) snippeted[name] = value.map(cut);
     }
 
     const kept: AlgoliaHit = retrieve && !retrieve.includes('*')
@@ -112,6 +111,8 @@ export function presentHits(data: readonly LoreHit[], params: AlgoliaParams, que
     return { ...kept, _highlightResult: highlighted, _snippetResult: snippeted };
   });
 }
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
 
 function fieldsOf(lore: LoreHit): AlgoliaHit {
   return {
