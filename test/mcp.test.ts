@@ -252,6 +252,25 @@ for (const backend of backends()) {
       assert.ok(!Object.keys(doc.paths).some((p) => p.includes('mcp')));
     });
 
+    it('refuses hostile input with a 4xx or a tool error, never a 500', async () => {
+      const post = (payload: string) =>
+        fetch(`${base}/mcp`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+          body: payload,
+        });
+      const toolCall = (args: string) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":${args}}}`;
+      assert.equal((await post(toolCall('{"query":"a\\u0000b"}'))).status, 422, 'NUL is refused before any tool');
+      assert.equal((await post(toolCall(`{"query":"x","meta":${'['.repeat(80)}${']'.repeat(80)}}`))).status, 422, 'nesting is bounded');
+      assert.equal((await post('{"jsonrpc":')).status, 400);
+      for (const args of ['"text"', '{"query":5}', '{"query":"x","meta":{"a":{"b":1}}}', '{"query":"x","per_page":1000000}', `{"query":"x","meta":{${Array.from({ length: 21 }, (_, i) => `"k${i}":"v"`).join(',')}}}`]) {
+        const res = await post(toolCall(args));
+        assert.equal(res.status, 200, args);
+        const body = await res.json();
+        assert.ok(body.error || body.result.isError, `${args}: ${JSON.stringify(body)}`);
+      }
+    });
+
     it('refuses batches: one message per request', async () => {
       const res = await fetch(`${base}/mcp`, {
         method: 'POST',
