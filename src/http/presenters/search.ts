@@ -38,8 +38,9 @@ export const SearchResponse = Type.Object({
   facets_exhaustive: Type.Optional(Type.Boolean({
     description:
       'Only with facets[]: whether the counts are exact. A search ranks a bounded set of candidate chunks (the best 50 by each signal); ' +
-      'true when storage can tell that set held every chunk passing the meta filters (vectors compared exactly, as for collections up to 5,000 chunks, and fewer than 50 found), ' +
-      'so no entry was left out. false when more may pass them: the counts are then those of the hits ranked, as `meta.total` is.',
+      'true when storage can tell that set held every chunk passing the meta filters — vectors compared exactly (collections of up to 5,000 chunks), ' +
+      'fewer than 50 found, and no chunk awaiting `lore reindex` for another model — so no entry was left out. ' +
+      'false otherwise, even where none was: the counts are then those of the hits ranked, as `meta.total` is.',
   })),
 });
 
