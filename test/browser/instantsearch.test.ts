@@ -4,10 +4,11 @@
 // stats and configure, against a running Lore authorising the page by its origin.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { marked, type Tokens } from 'marked';
 import type { Browser, Page } from 'playwright-core';
 import { searchBoxOver } from '../helpers.js';
 import { browserSkip, eventually, js, launchBrowser, startLore, startTogether, TEST, WAIT, withPage, type Lore, type PageOptions } from './fixtures.js';
@@ -110,16 +111,42 @@ search.start();
   return out.outputFiles[0]!.text;
 }
 
+/**
+ * The adapter README's example page, its markup and script blocks as pasted, with a running
+ * Lore's URL and widget in place of the README's placeholders; the script bundled with
+ * instantsearch.js and the built adapter.
+ */
+async function readmePage(api: string, widgetKey: string): Promise<{ html: string; script: string }> {
+  const blocks = marked.lexer(readFileSync(`${ROOT}adapters/instantsearch/README.md`, 'utf8')).filter((t): t is Tokens.Code => t.type === 'code');
+  const html = blocks.find((b) => b.lang === 'html')!.text;
+  const [organisation, widget] = widgetKey.split('/') as [string, string];
+  const source = blocks.find((b) => b.lang === 'js')!.text;
+  const contents = [[`'https://lore.example.com'`, js(api)], [`'org_…'`, js(organisation)], [`'wgt_…'`, js(widget)]]
+    .reduce((text, [placeholder, value]) => {
+      assert.ok(text!.includes(placeholder!), `the README's example has ${placeholder}`);
+      return text!.replace(placeholder!, value!);
+    }, source);
+  const out = await build({
+    stdin: { contents, resolveDir: ROOT, loader: 'js', sourcefile: 'README.js' },
+    alias: { '@lore/instantsearch-adapter': './adapters/instantsearch/dist/lore-instantsearch.js' },
+    absWorkingDir: ROOT, bundle: true, format: 'iife', write: false, target: ['chrome100'], logLevel: 'warning',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  });
+  return { html, script: out.outputFiles[0]!.text };
+}
+
 describe('browser: InstantSearch with the Lore adapter', { skip: browserSkip }, () => {
   let lore: Lore;
   let browser: Browser;
   let url: string;
+  let widgetKey: string;
 
   before(async () => {
     [lore, browser] = await startTogether(startLore({ constant: true }), launchBrowser());
     const entries = HANDBOOK.map(([category, title, raw_text], i) => ({ source_type: 'doc', source_id: `h${i}`, title, raw_text, source_url: `${lore.site.origin}/docs/h${i}`, meta: { category } }));
     const { integration } = await searchBoxOver(lore.server, lore.org.token, 'Handbook', entries);
     const widget = await lore.widget('search', {}, { integration });
+    widgetKey = widget.key;
     const lorePage = { url: lore.api, widget: widget.key };
     const head = '<meta name="viewport" content="width=device-width, initial-scale=1">';
     url = lore.site.page({ sdk: false, head, html: HTML, css: CSS, script: `window.LORE = ${js(lorePage)};\n${await pageScript()}` });
@@ -217,6 +244,17 @@ describe('browser: InstantSearch with the Lore adapter', { skip: browserSkip }, 
         assert.equal(second.length, 4);
         assert.equal(new Set([...first, ...second, ...third]).size, 12, 'the three pages hold the twelve hits');
       });
+    });
+  });
+
+  it("runs the adapter README's example page as pasted", TEST, async () => {
+    const readme = await readmePage(lore.api, widgetKey);
+    await withPage(browser, lore.site.page({ sdk: false, ...readme }), {}, async ({ page }) => {
+      await page.locator('.ais-SearchBox-input').pressSequentially('account ', { delay: 30 });
+      await eventually(async () => assert.equal(await page.locator('#hits .ais-Hits-item').count(), 8));
+      assert.equal(await page.locator('#hits .ais-Hits-item a').first().locator('mark').first().innerText(), 'Account');
+      await eventually(async () => assert.deepEqual(await page.locator('#category .ais-RefinementList-labelText').allInnerTexts(), ['Guides', 'Reference', 'Troubleshooting']));
+      assert.deepEqual(await page.locator('#pagination .ais-Pagination-item--page').allInnerTexts(), ['1', '2']);
     });
   });
 
