@@ -38,8 +38,11 @@ export const mcpCommand: Command = {
       await upstream.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     } catch (error) {
       if (error instanceof StreamableHTTPError && error.code === 401) throw new Error('the token was refused (401): pass --token or set LORE_TOKEN to an organisation API token or API key');
-      if (error instanceof StreamableHTTPError) throw new Error(`${endpoint} answered ${error.code}, not as Lore does: is --url (or LORE_URL, PORT) Lore's address?`);
-      throw new Error(unreachableMessage(base, error));
+      if (error instanceof StreamableHTTPError && error.code === 429) throw new Error(`Lore at ${base} asks this token to slow down (429): try again in a minute`);
+      // fetch fails with a TypeError when nothing answers; anything else answered, but not as Lore's /mcp does.
+      if (error instanceof TypeError) throw new Error(unreachableMessage(base, error));
+      const detail = error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0 ? `HTTP ${error.code}` : (error as Error).message;
+      throw new Error(`${endpoint} did not answer as Lore's MCP server does (${detail}): is --url (or LORE_URL, PORT) Lore's address?`);
     }
 
     const server = new Server(
