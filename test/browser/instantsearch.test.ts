@@ -1,6 +1,6 @@
 // instantsearch.js with Lore's adapter (adapters/instantsearch) in real Chromium: a host page
 // on another origin, under the fixtures' strict CSP, mounts searchBox, hits (highlighted with
-// InstantSearch's Highlight and Snippet helpers), refinementList on a meta key, pagination,
+// InstantSearch's Highlight and Snippet helpers), a searchable refinementList on a meta key, pagination,
 // stats and configure, against a running Lore authorising the page by its origin.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -40,7 +40,9 @@ h1 { font-size: 22px; margin: 0 0 16px; }
 .layout { display: grid; grid-template-columns: 220px 1fr; gap: 24px; margin-top: 16px; }
 @media (max-width: 640px) { .layout { grid-template-columns: 1fr; gap: 8px; } }
 .ais-SearchBox-form { display: flex; gap: 6px; }
-.ais-SearchBox-input { flex: 1; font: inherit; padding: 10px 12px; border: 1px solid #cbd5e1; border-radius: 8px; }
+.ais-RefinementList .ais-SearchBox { margin-bottom: 6px; }
+.ais-RefinementList .ais-SearchBox-input { padding: 6px 8px; }
+.ais-SearchBox-input { flex: 1; min-width: 0; font: inherit; padding: 10px 12px; border: 1px solid #cbd5e1; border-radius: 8px; }
 .ais-SearchBox-submit, .ais-SearchBox-reset { border: 1px solid #cbd5e1; background: #fff; border-radius: 8px; padding: 0 10px; }
 .ais-SearchBox-submitIcon, .ais-SearchBox-resetIcon { width: 12px; height: 12px; }
 .ais-SearchBox-loadingIndicator[hidden], .ais-SearchBox-reset[hidden] { display: none; }
@@ -87,7 +89,7 @@ search.addWidgets([
   configure({ hitsPerPage: 4 }),
   searchBox({ container: '#searchbox', placeholder: 'Search the handbook' }),
   stats({ container: '#stats' }),
-  refinementList({ container: '#categories', attribute: 'category' }),
+  refinementList({ container: '#categories', attribute: 'category', searchable: true, searchablePlaceholder: 'Find a category' }),
   hits({
     container: '#hits',
     templates: {
@@ -161,7 +163,7 @@ describe('browser: InstantSearch with the Lore adapter', { skip: browserSkip }, 
     withPage(browser, url, options, async (tab) => {
       const warnings: string[] = [];
       tab.page.on('console', (m) => void (m.type() === 'warning' && /Lore InstantSearch adapter/.test(m.text()) && warnings.push(m.text())));
-      await tab.page.locator('.ais-SearchBox-input').waitFor({ timeout: WAIT });
+      await tab.page.locator('#searchbox .ais-SearchBox-input').waitFor({ timeout: WAIT });
       await fn(tab.page);
       assert.deepEqual(await tab.page.evaluate(() => (window as any).__searchErrors ?? []), []);
       assert.deepEqual(warnings, []);
@@ -173,7 +175,7 @@ describe('browser: InstantSearch with the Lore adapter', { skip: browserSkip }, 
     Object.fromEntries(await page.locator('.ais-RefinementList-item').evaluateAll((items) =>
       items.map((li) => [li.querySelector('.ais-RefinementList-labelText')!.textContent, Number(li.querySelector('.ais-RefinementList-count')!.textContent)])));
   const type = async (page: Page, text: string) => {
-    await page.locator('.ais-SearchBox-input').pressSequentially(text, { delay: 30 });
+    await page.locator('#searchbox .ais-SearchBox-input').pressSequentially(text, { delay: 30 });
   };
 
   it('shows nothing before a query, then highlighted hits as the visitor types', TEST, async () => {
@@ -221,6 +223,18 @@ describe('browser: InstantSearch with the Lore adapter', { skip: browserSkip }, 
       await page.setViewportSize({ width: 1280, height: 800 });
       mkdirSync(SHOTS, { recursive: true });
       await page.screenshot({ path: `${SHOTS}instantsearch-desktop.png`, fullPage: true });
+    });
+  });
+
+  it("a searchable refinement list finds values among the query's hits", TEST, async () => {
+    await withSearchPage(async (page) => {
+      await type(page, 'account ');
+      await eventually(async () => assert.equal(Object.keys(await counts(page)).length, 3));
+      await page.locator('#categories .ais-SearchBox-input').pressSequentially('trou', { delay: 30 });
+      await eventually(async () => assert.deepEqual(await counts(page), { Troubleshooting: 3 }));
+      assert.equal(await page.locator('.ais-RefinementList-labelText mark').innerText(), 'Trou');
+      await page.locator('.ais-RefinementList-item input').click();
+      await eventually(async () => assert.match(await stats(page), /^3 results found/));
     });
   });
 
