@@ -263,6 +263,7 @@ for (const backend of backends()) {
       assert.equal((await post(toolCall('{"query":"a\\u0000b"}'))).status, 422, 'NUL is refused before any tool');
       assert.equal((await post(toolCall(`{"query":"x","meta":${'['.repeat(80)}${']'.repeat(80)}}`))).status, 422, 'nesting is bounded');
       assert.equal((await post('{"jsonrpc":')).status, 400);
+      assert.equal((await post('')).status, 400);
       for (const args of ['"text"', '{"query":5}', '{"query":"x","meta":{"a":{"b":1}}}', '{"query":"x","per_page":1000000}', `{"query":"x","meta":{${Array.from({ length: 21 }, (_, i) => `"k${i}":"v"`).join(',')}}}`]) {
         const res = await post(toolCall(args));
         assert.equal(res.status, 200, args);

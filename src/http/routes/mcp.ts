@@ -13,8 +13,8 @@ import { registerRateLimits } from '../rateLimit.js';
 import { UnauthenticatedError } from '../../domain/errors.js';
 
 /** A JSON-RPC error answered over HTTP, as the SDK's transport answers its own. */
-function rpcError(reply: FastifyReply, status: number, message: string) {
-  return reply.status(status).send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+function rpcError(reply: FastifyReply, status: number, message: string, code = -32000) {
+  return reply.status(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 /**
@@ -28,6 +28,8 @@ export async function mcpRoutes(app: App, options: { version: string }): Promise
   await registerRateLimits(app, deps.config);
 
   app.post('/mcp', { schema: { hide: true }, onRequest: mcpAuth(deps) }, async (request, reply) => {
+    // An empty body is parsed as none (app.ts); the SDK would read the request again for one.
+    if (request.body === undefined) return rpcError(reply, 400, 'Parse error: the body is empty; send a JSON-RPC message.', -32700);
     // Batches were dropped from MCP (2025-06-18): one message per request keeps the rate limits per call.
     if (Array.isArray(request.body)) return rpcError(reply, 400, 'Send one JSON-RPC message per request; batches are not supported.');
     const server = createMcpServer(deps, request.principal, { version: options.version, log: request.log });
