@@ -312,13 +312,26 @@ for (const backend of backends()) {
 describe('MCP rate limits', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer('pglite', { embedder: constantEmbedder, config: { rateLimits: { perCredential: 0, perIp: 2, answers: 0 } } });
+    server = await startServer('pglite', { embedder: constantEmbedder, config: { rateLimits: { perCredential: 0, perIp: 3, answers: 1 } } });
   });
   after(() => server.close());
 
-  it('counts /mcp against the API rate limits', async () => {
-    const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await server.call('POST', '/mcp', { token: 'nope', body: {} })).status);
-    assert.deepEqual(statuses, [401, 401, 429]);
+  it('counts /mcp against the API rate limits, and each answer against the answer limit', async () => {
+    const { token } = await server.createOrg();
+    const call = (name: string, args: object) =>
+      server.call('POST', '/mcp', {
+        token,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+      });
+    const first = await call('answer', { question: 'What does the plan include?' });
+    assert.notEqual(first.body.result.isError, true, JSON.stringify(first.body));
+    const second = await call('answer', { question: 'What does the plan include?' });
+    assert.equal(second.body.result.isError, true);
+    assert.match(second.body.result.content[0].text, /^Too many answers for this credential\. Retry after \d+ seconds?\.$/);
+    assert.equal((await call('search', { query: 'plan' })).status, 200, 'the answer limit is only for answers');
+    const flood = await server.call('POST', '/mcp', { token: 'nope', body: {} });
+    assert.equal(flood.status, 429, 'the fourth request from this IP in a minute');
+    assert.match(String(flood.headers['retry-after']), /^\d+$/);
   });
 });

@@ -56,7 +56,16 @@ export type McpDeps = Pick<AppDeps, 'search' | 'answers' | 'entries' | 'pages' |
  * collections the principal may read). Each tool call is counted against the organisation's
  * monthly usage quota, as an /api/v1 request is; `answer` also takes an answer credit.
  */
-export function createMcpServer(deps: McpDeps, principal: Principal, options: { version: string; log: FastifyBaseLogger }): McpServer {
+export function createMcpServer(
+  deps: McpDeps,
+  principal: Principal,
+  options: {
+    version: string;
+    log: FastifyBaseLogger;
+    /** Counts an answer against the credential's answer rate limit: the seconds to wait when over it, else 0 (none: no limit). */
+    countAnswer?: () => Promise<number>;
+  },
+): McpServer {
   const { search, answers, entries, pages, usage } = deps;
   const scope: Scope = { organisationId: principal.organisationId };
   const server = new McpServer(
@@ -80,9 +89,10 @@ export function createMcpServer(deps: McpDeps, principal: Principal, options: { 
   }
 
   /**
-   * A tool's body, counted against the usage quota and with its refusals as tool errors. A
-   * call over the quota is refused unless it is `answer`, whose credit reservation refuses it
-   * (as the answer routes do), so its message says credits or quota.
+   * A tool's body, counted against the usage quota and with its refusals as tool errors.
+   * `answer` is treated as the answer routes are: over the quota it is left to its credit
+   * reservation to refuse (so the message says credits or quota), and it counts against the
+   * credential's answer rate limit.
    */
   function tool<A>(name: string, permissions: readonly Permission[], run: (args: A, signal: AbortSignal) => Promise<CallToolResult>) {
     return async (args: A, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
@@ -92,6 +102,8 @@ export function createMcpServer(deps: McpDeps, principal: Principal, options: { 
           throw new ForbiddenError(`This credential lacks the ${permissions.join(' or ')} permission.`);
         }
         if (!withinQuota && name !== 'answer') throw new PaymentRequiredError('The monthly usage quota of this organisation is exhausted.');
+        const wait = name === 'answer' ? await options.countAnswer?.() : 0;
+        if (wait) return failure(`Too many answers for this credential. Retry after ${wait} second${wait === 1 ? '' : 's'}.`);
         return await run(args, extra.signal);
       } catch (error) {
         if (error instanceof PaymentRequiredError) return failure(`${error.message} Retrying will not help until the organisation's limits are raised.`);

@@ -14,6 +14,18 @@ declare module 'fastify' {
      * quota is left to the route (its 402 may carry data) instead of the quota hook.
      */
     answerRoute?: boolean;
+    /**
+     * The route learns only from its body whether it answers (POST /mcp's answer tool): it
+     * counts each answer against the answer limit itself, with `request.countAnswer`.
+     */
+    answersInBody?: boolean;
+  }
+  interface FastifyRequest {
+    /**
+     * On `answersInBody` routes, when an answer limit applies: counts one answer of the
+     * request's credential and resolves the seconds to wait when over the limit, else 0.
+     */
+    countAnswer?: () => Promise<number>;
   }
 }
 
@@ -64,6 +76,12 @@ export async function registerRateLimits(scope: App, config: Pick<Config, 'rateL
     if (ip) checks.push(ip.consume(request.ip));
     if (tokenKey !== null && credential) checks.push(credential.consume(tokenKey));
     if (tokenKey !== null && answer && request.routeOptions.config.answerRoute) checks.push(answer.consume(tokenKey));
+    if (tokenKey !== null && answer && request.routeOptions.config.answersInBody) {
+      request.countAnswer = () => answer.consume(tokenKey).then(() => 0, (refused: unknown) => {
+        if (!(refused instanceof RateLimiterRes)) throw refused;
+        return Math.max(1, Math.ceil(refused.msBeforeNext / 1000));
+      });
+    }
 
     let waitMs = -1;
     for (const result of await Promise.allSettled(checks)) {

@@ -18,8 +18,9 @@ function rpcError(reply: FastifyReply, status: number, message: string, code = -
 }
 
 /**
- * Registers /mcp in its own scope: the API's rate limits (per IP and per credential) before
- * anything else, then bearer authentication on POST. Usage is counted per tool call (mcp.ts):
+ * Registers /mcp in its own scope: the API's rate limits (per IP and per credential; the
+ * answer limit per `answer` call) before anything else, then bearer authentication on POST.
+ * Usage is counted per tool call (mcp.ts):
  * a session's handshake and tool listing cost nothing, and an exhausted quota is a tool error
  * the assistant can read rather than an HTTP 402 that would break its connection.
  */
@@ -27,12 +28,12 @@ export async function mcpRoutes(app: App, options: { version: string }): Promise
   const { deps } = app;
   await registerRateLimits(app, deps.config);
 
-  app.post('/mcp', { schema: { hide: true }, onRequest: mcpAuth(deps) }, async (request, reply) => {
+  app.post('/mcp', { config: { answersInBody: true }, schema: { hide: true }, onRequest: mcpAuth(deps) }, async (request, reply) => {
     // An empty body is parsed as none (app.ts); the SDK would read the request again for one.
     if (request.body === undefined) return rpcError(reply, 400, 'Parse error: the body is empty; send a JSON-RPC message.', -32700);
     // Batches were dropped from MCP (2025-06-18): one message per request keeps the rate limits per call.
     if (Array.isArray(request.body)) return rpcError(reply, 400, 'Send one JSON-RPC message per request; batches are not supported.');
-    const server = createMcpServer(deps, request.principal, { version: options.version, log: request.log });
+    const server = createMcpServer(deps, request.principal, { version: options.version, log: request.log, countAnswer: request.countAnswer });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => {
       void transport.close();
