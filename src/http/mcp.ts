@@ -36,7 +36,7 @@ const Meta = z
   .record(z.string().min(1).max(100), z.union([z.string().max(500), z.array(z.string().max(500)).min(1).max(50)]))
   .refine((meta) => Object.keys(meta).length <= 20, 'At most 20 metadata keys.')
   .optional()
-  .describe('Metadata filters: key → value (the entry must have it), or key → values (any of them). Keys are the entries\' meta keys, such as "version" or "product".');
+  .describe('Metadata filters: key → value (the entry must have it), or key → values (any of them). Keys are those of the entries\' meta or searchable_meta, such as "version" or "product".');
 
 const SearchHitOut = z.object({
   id: z.string(),

@@ -20,9 +20,9 @@ function rpcError(reply: FastifyReply, status: number, message: string, code = -
 /**
  * Registers /mcp in its own scope: the API's rate limits (per IP and per credential; the
  * answer limit per `answer` call) before anything else, then bearer authentication on POST.
- * Usage is counted per tool call (mcp.ts):
- * a session's handshake and tool listing cost nothing, and an exhausted quota is a tool error
- * the assistant can read rather than an HTTP 402 that would break its connection.
+ * Usage is counted per tool call (mcp.ts): a session's handshake and tool listing cost
+ * nothing, and an exhausted quota is a tool error the assistant can read rather than an HTTP
+ * 402 that would break its connection.
  */
 export async function mcpRoutes(app: App, options: { version: string }): Promise<void> {
   const { deps } = app;
