@@ -23,12 +23,13 @@ const INPUTS = [
   'src',
   'widget/src', 'widget/build.mjs', 'widget/tsconfig.json',
   'console/src', 'console/build.mjs', 'console/tsconfig.json',
+  'adapters/instantsearch/src', 'adapters/instantsearch/build.mjs',
   'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json',
   'scripts/build-if-stale.mjs',
 ];
 
 /** What a build writes; one missing means a rebuild, whatever the stamp says. */
-const OUTPUTS = ['dist/cli.js', 'dist/storage/migrations', 'widget/dist/v1/service.js', 'console/dist/console.js'];
+const OUTPUTS = ['dist/cli.js', 'dist/storage/migrations', 'widget/dist/v1/service.js', 'console/dist/console.js', 'adapters/instantsearch/dist/lore-instantsearch.js'];
 
 /** Test files are not part of the build (tsconfig.build.json leaves them out). */
 const isTest = (file) => /\.test\.tsx?$/.test(file);
@@ -82,6 +83,8 @@ function build(hash) {
   rmSync(STAMP, { force: true });
   run('widget/build.mjs');
   run('console/build.mjs');
+  // The InstantSearch adapter, served at /widget/v1/lore-instantsearch.js (routes/widgetScripts.ts).
+  run('adapters/instantsearch/build.mjs');
   run('node_modules/typescript/bin/tsc', ['-p', 'tsconfig.build.json']);
   // package.json's `bin`: tsc writes it without the execute bit, and `npx lore` runs it directly.
   // npm sets the bit only when it installs the package, which a cached npx install of this

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { registerErrorHandling } from '../src/http/errors.js';
-import { WIDGET_SCRIPTS_DIR, widgetScriptRoutes } from '../src/http/routes/widgetScripts.js';
+import { ADAPTER_DIR, WIDGET_SCRIPTS_DIR, widgetScriptRoutes } from '../src/http/routes/widgetScripts.js';
 import { constantEmbedder, startServer, type TestServer } from './helpers.js';
 
 // Scripts are static files: one backend is enough.
@@ -41,6 +41,22 @@ describe('widget scripts', () => {
       assert.equal(again.headers.get('etag'), etag);
     });
   }
+
+  it('serves the InstantSearch adapter as a module any page may import; says to build it when missing', async () => {
+    const response = await fetch(`${origin}/widget/v1/lore-instantsearch.js`, { headers: { origin: 'https://elsewhere.example' } });
+    assert.equal(response.status, 200);
+    const body = await response.text();
+    assert.equal(body, await readFile(`${ADAPTER_DIR}/lore-instantsearch.js`, 'utf8'));
+    assert.match(body, /export\s*\{[^}]*createLoreSearchClient/);
+    assert.equal(response.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.equal(response.headers.get('access-control-allow-origin'), '*');
+    const app = Fastify();
+    registerErrorHandling(app);
+    await app.register(widgetScriptRoutes, { adapterDir: '/nonexistent/adapters/instantsearch/dist' });
+    const missing = await app.inject({ method: 'GET', url: '/widget/v1/lore-instantsearch.js' });
+    assert.deepEqual([missing.statusCode, missing.json()], [404, { message: 'The browser SDK is not built: run `npm run build` (missing adapters/instantsearch/dist/lore-instantsearch.js).' }]);
+    await app.close();
+  });
 
   it('sends the pre-compressed copy the browser accepts (brotli, then gzip), with Vary', async () => {
     const { gunzipSync, brotliDecompressSync } = await import('node:zlib');
