@@ -32,7 +32,7 @@ for (const backend of backends()) {
       const reply = await server.call('POST', `/api/v1/integrations/${integration}/chat`, { token, body: { message, stream: false } });
       assert.equal(reply.status, 200, JSON.stringify(reply.body));
       const [stored] = await server.container.db.query<{ citations: { url: string }[] }>("SELECT citations FROM conversation_messages WHERE conversation_id = $1 AND role = 'assistant'", [reply.body.conversation_id]);
-      return { text: reply.body.message as string, cited: (stored?.citations ?? []).map((c) => c.url) };
+      return { text: reply.body.message as string, cited: (stored?.citations ?? []).map((c) => c.url), related: reply.body.related as { title: string; url: string }[] | undefined };
     };
     const search = async (query: string) => (await server.call('GET', `/api/v1/integrations/${integration}/search?query=${encodeURIComponent(query)}`, { token })).body;
 
@@ -44,6 +44,9 @@ for (const backend of backends()) {
         const reply = await chat(question);
         assert.deepEqual(reply.cited, [], `${question}: nothing cited (${reply.text})`);
         assert.equal(reply.text, 'Üzgünüm, belgelerimizde bunun bir yanıtını bulamadım.', 'said in Turkish');
+        // The passages close by cosine are offered as links, closest first, instead of being quoted.
+        const closest = found.data.filter((hit: { score_breakdown: { similarity: number } }) => hit.score_breakdown.similarity >= 0.4).slice(0, 3).map((hit: { source_url: string }) => hit.source_url);
+        assert.deepEqual(reply.related?.map((page) => page.url), closest, `${question}: the closest pages`);
         const summary = await server.call('GET', `/api/v1/integrations/${integration}/summarise?stream=false&query=${encodeURIComponent(question)}`, { token });
         assert.deepEqual([summary.status, summary.body.has_relevant_results], [200, false], question);
       }
@@ -55,6 +58,7 @@ for (const backend of backends()) {
         const reply = await chat(question.text);
         assert.ok(reply.text.includes(question.answer), reply.text);
         assert.deepEqual(reply.cited, [`https://xquad.example/tr/${question.paragraph}`]);
+        assert.equal(reply.related, undefined, 'an answer offers no closest pages');
       }
     });
   });

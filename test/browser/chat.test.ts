@@ -2,11 +2,14 @@
 // strict CSP; driven through the data-lore markers of docs/WIDGET.md.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkip, TEST, captureEvents, eventually, failedLoad, js, launchBrowser, startTogether, startLore, WAIT, withPage, type HostPage, type Lore, type Opened, type PageOptions, type WidgetRef } from './fixtures.js';
 import { ChatWidget } from './pageObjects.js';
 
+const SHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
 const PROMPTS = ['How do I reset my password?', 'What does the Enterprise plan include?'];
 
 describe('browser: chat widget', { skip: browserSkip }, () => {
@@ -357,6 +360,31 @@ describe('browser: chat widget', { skip: browserSkip }, () => {
       assert.match(await first.innerText(), /Reset your password/);
       assert.equal(await first.getAttribute('href'), `${lore.site.origin}/docs/reset`);
     }, { allow: [failedLoad(402)] });
+  });
+
+  it('not covered: says so and offers the closest pages as links, not as sources', TEST, async () => {
+    // Turkish, which the bundled model knows badly: the question's article is absent, yet its
+    // passages are close by their cosine (test/evidence.test.ts shows the same over HTTP).
+    const turkish: { paragraphs: { id: string; text: string }[]; unrelated: string[] } = JSON.parse(readFileSync(new URL('../fixtures/xquad-tr-evidence.json', import.meta.url), 'utf8'));
+    const token = lore.org.token;
+    const collection = (await lore.server.call('POST', '/api/v1/collections', { token, body: { name: 'Türkçe' } })).body.data.id;
+    const entries = turkish.paragraphs.map((p) => ({ source_type: 'xquad', source_id: p.id, title: `Paragraf ${p.id}`, raw_text: p.text, source_url: `${lore.site.origin}/docs/tr-${p.id.replace(/[^a-z]/gi, '').toLowerCase() || 'p'}` }));
+    assert.equal((await lore.server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } })).status, 200);
+    const integration = (await lore.server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name: 'Türkçe', collection_ids: [collection] } })).body.data.id;
+    const turkishWidget = await lore.widget('chat', {}, { integration });
+    await withChat(chatPage({}, { key: turkishWidget.key }), async (chat, { page }) => {
+      await chat.open();
+      await chat.ask(turkish.unrelated[0]!);
+      const message = chat.el('message').last();
+      await eventually(async () => assert.equal(await message.getAttribute('data-state'), 'done'));
+      assert.equal(await message.locator('[data-lore=answer]').innerText(), 'Üzgünüm, belgelerimizde bunun bir yanıtını bulamadım.');
+      const pages = message.locator('[data-lore=related-page]');
+      assert.ok((await pages.count()) > 0, 'the closest pages are offered');
+      for (const href of await pages.evaluateAll((links) => links.map((a) => a.getAttribute('href')))) assert.ok(entries.some((e) => e.source_url === href), String(href));
+      assert.equal(await message.locator('[data-lore=citation]').count(), 0, 'nothing cited');
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: `${SHOTS}chat-not-covered.png` });
+    });
   });
 
   it('a signed visitor (user {id, hash}) finds their latest conversation on the next visit and continues it', TEST, async () => {

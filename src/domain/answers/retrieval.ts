@@ -64,12 +64,27 @@ export function integrationCorpus(integration: Integration): Corpus {
   return { collectionIds: integration.collection_ids, typos: typoTolerance(integration) };
 }
 
+/** What an answer is written from. */
+export interface Retrieved {
+  /** The best passages an answer may rest on, best first (none: the question is not covered). */
+  passages: Passage[];
+  /**
+   * When there are none: the passages search found close to the question (similarity at the
+   * threshold) that are not evidence an answer may rest on, closest first, at most CLOSEST.
+   * Offered as links, never quoted (docs/ANSWERS.md "Evidence in every language").
+   */
+  closest: Passage[];
+}
+
+/** Closest passages offered when a question is not covered. */
+const CLOSEST = 3;
+
 /**
  * The best `limit` passages for answering, from a corpus the caller may read (an integration
  * already checked active, or collections checked against a credential). Not recorded as a
  * search. Throws UnavailableError when the embedder fails.
  */
-export type Retrieve = (scope: Scope, corpus: Corpus, params: RetrieveParams) => Promise<Passage[]>;
+export type Retrieve = (scope: Scope, corpus: Corpus, params: RetrieveParams) => Promise<Retrieved>;
 
 export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'passages'>; pageChunks: SearchRepository['pageChunks'] }): Retrieve {
   const { search } = deps;
@@ -93,13 +108,17 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
     const gated = rankings.some((r) => r.evidence.floor > 0);
     const read = await search.passages(scope, ordered.slice(0, params.limit * (page || gated ? 3 : 1)), terms);
     const candidates = gated ? read.filter((p) => isEvidence(best.get(p.hit.id)!.evidence, p.text)) : read;
-    if (!page) return candidates.slice(0, params.limit);
-    const similarity = new Map(ordered.map((r) => [r.entryId, r.similarity]));
-    return candidates
-      .map((passage) => ({ passage, score: similarity.get(passage.hit.id)! + pageBonus(page, passage.hit.source_url) }))
-      .filter((c) => c.score >= params.threshold)
-      .sort((a, b) => b.score - a.score)
-      .slice(0, params.limit)
-      .map((c) => c.passage);
+    const similarity = (p: Passage) => best.get(p.hit.id)!.ranked.similarity;
+    const passages = !page
+      ? candidates.slice(0, params.limit)
+      : candidates
+        .map((passage) => ({ passage, score: similarity(passage) + pageBonus(page, passage.hit.source_url) }))
+        .filter((c) => c.score >= params.threshold)
+        .sort((a, b) => b.score - a.score)
+        .slice(0, params.limit)
+        .map((c) => c.passage);
+    // Close by the model's cosine, yet not evidence: what a visitor may look at, not what to quote.
+    const closest = passages.length > 0 ? [] : read.filter((p) => similarity(p) >= params.threshold).slice(0, CLOSEST);
+    return { passages, closest };
   };
 }

@@ -26,7 +26,15 @@ export type AnswerEvent =
   | { type: 'citation'; citation: CitedSource }
   | { type: 'status'; status: 'offering' }
   | { type: 'action'; action: PageAction }
+  /** A chat the documentation does not cover: after the reply saying so, the closest pages, offered as links, not cited. */
+  | { type: 'related'; results: RelatedPage[] }
   | { type: 'stream_end'; reason: string; usage: { prompt_tokens: number; completion_tokens: number } };
+
+/** A page close to a question it does not answer. */
+export interface RelatedPage {
+  title: string;
+  url: string;
+}
 
 export interface AnswerStream {
   /** False when search found nothing relevant: the stream then carries no generated text. */
@@ -174,7 +182,7 @@ export function createAnswerService(deps: {
   async function summaryPassages(scope: Scope, corpus: Corpus, params: Pick<SummariseParams, 'query' | 'threshold'>): Promise<Passage[]> {
     // A query too short or vague to say what it is about is answered as finding nothing (search: `summarisable` false).
     if (isVagueQuery(params.query)) return [];
-    return retrieve(scope, corpus, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
+    return (await retrieve(scope, corpus, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES })).passages;
   }
 
   /**
@@ -198,10 +206,11 @@ export function createAnswerService(deps: {
   }
 
   /** A fixed reply streamed like an answer (nothing relevant was found). */
-  async function* fixed(text: string, messageId: string, reason: string, done: () => Promise<void>): AsyncGenerator<AnswerEvent> {
+  async function* fixed(text: string, messageId: string, reason: string, done: () => Promise<void>, related: RelatedPage[] = []): AsyncGenerator<AnswerEvent> {
     try {
       yield { type: 'stream_start', provider: provider.provider, model: provider.model };
       if (text) yield { type: 'text_delta', delta: text, message_id: messageId };
+      if (related.length > 0) yield { type: 'related', results: related };
       yield { type: 'stream_end', reason, usage: { prompt_tokens: 0, completion_tokens: 0 } };
     } finally {
       await done().catch((e) => deps.log?.(e));
@@ -233,7 +242,7 @@ export function createAnswerService(deps: {
       }
       // A follow-up ("and how much is it?") is searched together with the last question.
       const context = [...history].reverse().find((m) => m.role === 'user')?.content;
-      const passages = await retrieve(scope, integrationCorpus(integration), { query: retrievalQuery(params.message), context, page: params.page, threshold: 0.4, limit: PASSAGES });
+      const { passages, closest } = await retrieve(scope, integrationCorpus(integration), { query: retrievalQuery(params.message), context, page: params.page, threshold: 0.4, limit: PASSAGES });
       const reservation = passages.length > 0 ? await credits.reserveCredit(scope) : undefined;
       if (reservation === null) {
         throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });
@@ -253,7 +262,7 @@ export function createAnswerService(deps: {
       if (passages.length === 0) {
         await saveQuestion();
         const reply = settings.unknownAnswer ?? notCoveredReply(locale);
-        return { relevant: false, passages, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, [])) };
+        return { relevant: false, passages, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, []), relatedPages(closest)) };
       }
       const prompt = { task: 'chat' as const, persona: settings.persona, instructions: settings.instructions, locale, page: params.page, passages: promptPassages(passages, params.page) };
       const request = {
@@ -323,4 +332,14 @@ function chatSettings(integration: Integration) {
     instructions: text(s.instructions),
     unknownAnswer: text(s.unknown_answer_message),
   };
+}
+
+/** The closest passages as pages to offer (those with a URL, each page once). */
+function relatedPages(closest: readonly Passage[]): RelatedPage[] {
+  const pages = new Map<string, RelatedPage>();
+  for (const [i, p] of closest.entries()) {
+    const { title, url } = citedSource(p.hit, i + 1, p.headings);
+    if (url && !pages.has(url)) pages.set(url, { title, url });
+  }
+  return [...pages.values()];
 }

@@ -34,8 +34,12 @@ export const ChatBody = Type.Object({
   context: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 20 }), Type.Literal(false)])),
 });
 const MAX_CONTEXT_BYTES = 4_096;
-// `references` as in summarise (DESIGN.md): an addition to SPEC's `{conversation_id, message}`.
-export const ChatResponse = Type.Object({ conversation_id: Type.String(), message: Type.String(), references: References });
+// `references` as in summarise (DESIGN.md): an addition to SPEC's `{conversation_id, message}`;
+// and, when the documentation does not cover the question, the closest pages (the `related` event).
+const Related = Type.Array(Type.Object({ title: Type.String(), url: Type.String() }), {
+  description: 'When the documentation does not cover the question: the closest pages search found, offered as links (not cited; the reply says it found no answer).',
+});
+export const ChatResponse = Type.Object({ conversation_id: Type.String(), message: Type.String(), references: References, related: Type.Optional(Related) });
 const PaymentRequired = Type.Object({ message: Type.String(), data: Type.Optional(Type.Array(Type.Object({ ...Entry.properties }, { additionalProperties: true }))) });
 export const failures = { 402: PaymentRequired, 403: Message, 502: Message, 503: Message, ...errorResponses };
 
@@ -84,8 +88,8 @@ export async function respondChat(
   );
   if (body.stream ?? true) return sendEvents(request, reply, answer.events, { 'x-conversation-id': answer.conversationId });
   reply.header('x-conversation-id', answer.conversationId);
-  const { text, references } = await collect(answer.events);
-  return { conversation_id: answer.conversationId, message: text, references };
+  const { text, references, related } = await collect(answer.events);
+  return { conversation_id: answer.conversationId, message: text, references, ...(related.length > 0 && { related }) };
 }
 
 /**
@@ -103,11 +107,13 @@ export function pageOf(context: Static<typeof ChatBody>['context']): PageContext
 async function collect(events: AnswerStream['events']) {
   let text = '';
   const references: { ref: number; title: string; url: string }[] = [];
+  const related: { title: string; url: string }[] = [];
   for await (const event of events) {
     if (event.type === 'text_delta') text += event.delta;
+    if (event.type === 'related') related.push(...event.results);
     if (event.type === 'citation') references.push({ ref: event.citation.ref, title: event.citation.title, url: event.citation.url });
   }
-  return { text: text.trim(), references };
+  return { text: text.trim(), references, related };
 }
 
 /** The same events with markdown text turned into sanitised HTML, block by block. */

@@ -28,7 +28,9 @@ export function answerRoutes(app: App): void {
     schema: {
       tags,
       summary: 'Chat grounded in the integration’s content (multi-turn)',
-      description: 'Streams Server-Sent Events unless stream is false; the X-Conversation-Id header carries the conversation id.',
+      description:
+        'Streams Server-Sent Events unless stream is false; the X-Conversation-Id header carries the conversation id. ' +
+        'When the documentation does not cover the question, the reply says so and a `related` event (`related` in JSON) lists the closest pages as links.',
       params: Params,
       body: ChatBody,
       response: { 200: ChatResponse, ...failures },

@@ -50,6 +50,11 @@ export interface ChatReply {
   hits?: SearchHit[];
   /** The server's message when there is no answer (402). */
   notice?: string;
+  /**
+   * When the documentation does not cover the question (the reply says so): the closest
+   * pages search found, offered as links rather than as an answer.
+   */
+  related?: Source[];
 }
 
 export interface ChatOptions {
@@ -192,7 +197,7 @@ export function createHeadless(base: string, key: string, options: SharedOptions
   };
 }
 
-function onChatEvent(event: StreamEvent, reply: Pick<ChatReply, 'text' | 'answerId' | 'sources' | 'actions'>, chat: ChatOptions): void {
+function onChatEvent(event: StreamEvent, reply: Pick<ChatReply, 'text' | 'answerId' | 'sources' | 'actions' | 'related'>, chat: ChatOptions): void {
   switch (event.type) {
     case 'status':
       if (typeof event.status === 'string') chat.onStatus?.(event.status as ChatStatus);
@@ -211,6 +216,9 @@ function onChatEvent(event: StreamEvent, reply: Pick<ChatReply, 'text' | 'answer
         reply.sources.push(event.citation);
         chat.onSource?.(event.citation);
       }
+      break;
+    case 'related':
+      if (Array.isArray(event.results)) reply.related = event.results.filter(isSource);
       break;
     case 'action': {
       const action = event.action as Action | undefined;

@@ -14,6 +14,8 @@ export interface Strings {
   confirmAction: string;
   answerFailed: string;
   creditsExhausted: string;
+  /** Before the closest pages, when the documentation does not cover a question. */
+  closestPages: string;
   suggested: string;
   /** Search. */
   search: string;
@@ -46,6 +48,7 @@ const en: Strings = {
   confirmAction: 'Confirm',
   answerFailed: 'Sorry, something went wrong. Please try again.',
   creditsExhausted: 'Answers are unavailable right now. These pages may help:',
+  closestPages: 'Closest pages',
   suggested: 'Suggested questions',
   search: 'Search',
   searchPlaceholder: 'Search…',

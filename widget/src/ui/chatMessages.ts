@@ -33,7 +33,8 @@ export function greeting(text: string): HTMLElement {
 /**
  * An assistant message (`data-state` streaming → done | error): a thinking indicator until the
  * first token, the answer as markdown re-rendered once per frame with `[n]` markers linked,
- * then citations, page actions and feedback; a 402 reply shows its search hits instead.
+ * then citations (or, when the documentation does not cover the question, the closest pages),
+ * page actions and feedback; a 402 reply shows its search hits instead.
  * `changed` runs after each visible change (the thread keeps scrolled to the end).
  */
 export function assistantMessage(context: WidgetContext, changed: () => void): Pending {
@@ -81,6 +82,19 @@ export function assistantMessage(context: WidgetContext, changed: () => void): P
         link(source.url, { class: 'src', lore: 'citation', 'data-n': source.n, 'data-host': hostName(source.url) },
           thumbs && source.image ? h('img', { lore: 'citation-thumb', src: source.image, alt: '', loading: 'lazy' }) : null,
           h('span', { text: source.title || hostName(source.url) })))));
+  };
+
+  // Not covered by the documentation: the closest pages as links, not as sources of an answer.
+  const related = (list: Source[]) => {
+    const pages = list.flatMap((page) => {
+      const url = safeUrl(page.url);
+      return url ? [{ url, title: page.title }] : [];
+    });
+    if (!pages.length) return '';
+    return h('div', { class: 'srcs', lore: 'related' },
+      h('div', { class: 'lbl', text: t('closestPages') }),
+      h('div', { class: 'cites' }, ...pages.map((page) =>
+        link(page.url, { class: 'src', lore: 'related-page', 'data-host': hostName(page.url) }, h('span', { text: page.title || hostName(page.url) })))));
   };
 
   const feedback = (answerId: string) => {
@@ -137,7 +151,7 @@ export function assistantMessage(context: WidgetContext, changed: () => void): P
         text = reply.text;
         sources.splice(0, sources.length, ...reply.sources);
         render();
-        el.append(citations(reply.sources), actions ?? '', feedback(reply.answerId));
+        el.append(citations(reply.sources), related(reply.related ?? []), actions ?? '', feedback(reply.answerId));
       }
       resolve(reply);
       changed();
