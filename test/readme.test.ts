@@ -13,6 +13,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { marked, type Tokens } from 'marked';
 import { placeholders, problems, shellBlocks, steps, type ShellBlock, type Step } from './docBlocks.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -105,4 +109,35 @@ test('the README and docs/*.md shell blocks run as pasted and print what they sh
   if (process.env.LORE_DOCTEST_VERBOSE) all.forEach(({ block, step }, i) => t.diagnostic(`${block.file}:${step.line}\n${step.commands}\n→ ${outputs[i]}`));
   assert.deepEqual(failures, []);
   t.diagnostic(`${all.length} steps of ${runnable.length} blocks ran`);
+});
+
+test("the README's MCP client configurations connect as pasted (the URL one, and the command one over stdio)", { timeout: 2 * 60_000 }, async () => {
+  const created = await fetch(`http://127.0.0.1:${port}/api/v1/admin/organisations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Assistants' }),
+  });
+  const { token } = (await created.json()) as { token: string };
+  type Server = { url?: string; headers?: Record<string, string>; command?: string; args?: string[]; env?: Record<string, string> };
+  // The README's JSON blocks naming mcpServers, with what a reader fills in: the address, the token, the checkout.
+  const fill = (text: string) => text.replaceAll('http://127.0.0.1:3000', `http://127.0.0.1:${port}`).replaceAll('lore_…', token).replaceAll('/path/to/lore/', `${ROOT}/`);
+  const configs = marked.lexer(readFileSync(path.join(ROOT, 'README.md'), 'utf8'))
+    .filter((t): t is Tokens.Code => t.type === 'code' && t.lang === 'json' && t.text.includes('mcpServers'))
+    .map((block) => (JSON.parse(fill(block.text)) as { mcpServers: Record<string, Server> }).mcpServers.lore!);
+  assert.deepEqual(configs.map((c) => (c.url ? 'url' : 'command')), ['url', 'command']);
+  for (const server of configs) {
+    const client = new Client({ name: 'readme', version: '1.0.0' });
+    const transport = server.url
+      ? new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } })
+      : new StdioClientTransport({ command: server.command!, args: server.args, env: { PATH: process.env.PATH ?? '', ...server.env }, stderr: 'pipe' });
+    await client.connect(transport);
+    try {
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['answer', 'get_entry', 'search']);
+      const result = (await client.callTool({ name: 'search', arguments: { query: 'invoices' } })) as { isError?: boolean; content: { type: string; text: string }[] };
+      assert.equal(result.isError, undefined, JSON.stringify(result));
+      assert.match(result.content[0]!.text, /invoices/i);
+    } finally {
+      await client.close();
+    }
+  }
 });

@@ -272,6 +272,31 @@ describe('browser: InstantSearch with the Lore adapter', { skip: browserSkip }, 
     });
   });
 
+  it("runs the README's whole InstantSearch page as pasted: the adapter imported from Lore, instantsearch.js from its CDN", TEST, async () => {
+    const block = marked.lexer(readFileSync(`${ROOT}README.md`, 'utf8'))
+      .find((t): t is Tokens.Code => t.type === 'code' && t.lang === 'html' && t.text.includes('/widget/v1/lore-instantsearch.js'));
+    assert.ok(block, "the README's InstantSearch page");
+    const installed = (JSON.parse(readFileSync(`${ROOT}node_modules/instantsearch.js/package.json`, 'utf8')) as { version: string }).version;
+    const cdn = `https://cdn.jsdelivr.net/npm/instantsearch.js@${installed}/dist/instantsearch.production.min.js`;
+    assert.ok(block.text.includes(cdn), `the README loads the instantsearch.js the tests use (${installed})`);
+    const html = [["'https://lore.example.com", `'${lore.api}`], ["'org_…/wgt_…'", js(widgetKey)]].reduce((text, [placeholder, value]) => {
+      assert.ok(text.includes(placeholder!), `the README's page has ${placeholder}`);
+      return text.replaceAll(placeholder!, value!);
+    }, block.text);
+    // Served by the site (its host is on the widget's websites) without the fixtures' CSP, as a
+    // plain page would be; the CDN, offline here, answered from node_modules.
+    await withPage(browser, 'about:blank', {}, async ({ page }) => {
+      await page.route(cdn, (route) => route.fulfill({ contentType: 'text/javascript', path: `${ROOT}node_modules/instantsearch.js/dist/instantsearch.production.min.js` }));
+      await page.goto(lore.site.page({ sdk: false, csp: false, html }));
+      await page.locator('.ais-SearchBox-input').pressSequentially('account ', { delay: 30 });
+      await eventually(async () => assert.equal(await page.locator('#hits .ais-Hits-item').count(), 8));
+      assert.equal(await page.locator('#hits .ais-Hits-item a').first().locator('mark').first().innerText(), 'Account');
+      await eventually(async () => assert.deepEqual(await page.locator('#category .ais-RefinementList-labelText').allInnerTexts(), ['Guides', 'Reference', 'Troubleshooting']));
+      await page.locator('#category .ais-RefinementList-labelText', { hasText: 'Reference' }).click();
+      await eventually(async () => assert.equal(await page.locator('#hits .ais-Hits-item').count(), 4));
+    });
+  });
+
   it('fits a phone: 375 px wide', TEST, async () => {
     await withSearchPage(async (page) => {
       await type(page, 'accou');
