@@ -5,15 +5,15 @@
  */
 export const MINILM_EVIDENCE_FLOORS: Readonly<Record<string, number>> = {
   ar: 0.3,
-  de: 0.2,
-  el: 0.25,
+  de: 0.25,
+  el: 0.35,
   en: 0,
-  es: 0.23,
-  hi: 0.25,
-  ro: 0.33,
+  es: 0.25,
+  hi: 0.3,
+  ro: 0.35,
   ru: 0.28,
   th: 0.38,
-  tr: 0.2,
+  tr: 0.25,
   vi: 0.35,
   zh: 0
 };
