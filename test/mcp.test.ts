@@ -5,6 +5,7 @@
  * `lore mcp` driven over stdio by the same Client.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -145,6 +146,22 @@ for (const backend of backends()) {
       } finally {
         await setLimits(org.id, { answer_credits: null });
       }
+    });
+
+    it('answers a question the documentation does not cover with the closest pages that are not evidence, as chat offers them', async () => {
+      // Turkish, which the bundled model knows badly: the article is absent, its neighbours close by cosine (test/evidence.test.ts).
+      const turkish: { paragraphs: { id: string; text: string }[]; unrelated: string[] } = JSON.parse(readFileSync(new URL('./fixtures/xquad-tr-evidence.json', import.meta.url), 'utf8'));
+      const collection = (await manage('POST', '/collections', { name: 'Türkçe' })).body.data.id;
+      const urls = turkish.paragraphs.map((p) => `https://xquad.example/tr/${p.id}`);
+      const entries = turkish.paragraphs.map((p, i) => ({ source_type: 'xquad', source_id: p.id, title: p.id, raw_text: p.text, source_url: urls[i] }));
+      assert.equal((await manage('POST', `/collections/${collection}/entries/batch`, { entries })).status, 200);
+      const client = await connect(org.token);
+      const result = await call(client, 'answer', { question: turkish.unrelated[0]!, collections: [collection] });
+      assert.equal(result.structuredContent.covered, false, textOf(result));
+      const [said, list] = textOf(result).split('\n\nClosest results:\n');
+      assert.equal(said, 'The documentation does not cover this question.');
+      const listed = (list ?? '').split('\n').map((line) => / — (\S+) \(id: /.exec(line)?.[1]);
+      assert.ok(listed.length > 0 && listed.every((url) => url !== undefined && urls.includes(url)), textOf(result));
     });
 
     it('says credits are exhausted as a tool error (402), and an exhausted quota likewise', async () => {

@@ -22,8 +22,6 @@ import type { Permission } from '../shared/permissions.js';
 const THRESHOLD = 0.4;
 /** Characters of an entry's text `get_entry` returns at most. */
 const MAX_ENTRY_TEXT = 50_000;
-/** Closest results listed when the documentation does not cover a question. */
-const CLOSEST = 3;
 
 const Collections = z
   .array(z.string().max(64))
@@ -169,9 +167,9 @@ export function createMcpServer(
       const collectionIds = await collectionsFor(collections);
       const stream = await answers.summariseCollections(scope, collectionIds, { query: question, threshold: THRESHOLD }, signal);
       if (!stream.relevant) {
-        const { hits } = await find(collectionIds, question, [], CLOSEST);
+        // The passages close to the question that are not evidence for an answer, as chat offers them.
         const answer = 'The documentation does not cover this question.';
-        const closest = hits.map(presentHit).map((h, i) => `${i + 1}. ${h.title ?? 'Untitled'}${h.url ? ` — ${h.url}` : ''} (id: ${h.id})`);
+        const closest = (stream.closest ?? []).map(presentHit).map((h, i) => `${i + 1}. ${h.title ?? 'Untitled'}${h.url ? ` — ${h.url}` : ''} (id: ${h.id})`);
         const text = closest.length ? `${answer}\n\nClosest results:\n${closest.join('\n')}` : answer;
         return { content: [{ type: 'text', text }], structuredContent: { covered: false, answer, references: [] } };
       }

@@ -7,7 +7,7 @@ import { NotFoundError, PaymentRequiredError, UpstreamError } from '../errors.js
 import type { AnswerChunk, AnswerMessage, AnswerProvider, ConversationOwner, ConversationRepository } from './port.js';
 import { ProviderError } from './port.js';
 import type { Passage, SearchHit } from '../search/service.js';
-import { integrationCorpus, pageBonus, type Corpus, type PageContext, type Retrieve } from './retrieval.js';
+import { integrationCorpus, pageBonus, type Corpus, type PageContext, type Retrieve, type Retrieved } from './retrieval.js';
 import { isVagueQuery } from '../ingestion/text/questionWords.js';
 import { detectLanguage } from '../ingestion/text/tokenize.js';
 import type { Reservation, UsageService } from '../access/usage.js';
@@ -41,6 +41,8 @@ export interface AnswerStream {
   relevant: boolean;
   /** The passages given to the provider, numbered from 1 in this order. */
   passages: Passage[];
+  /** When not relevant: the passages close to the question that are not evidence (retrieval.ts `closest`), to offer as links. */
+  closest?: Passage[];
   messageId: string;
   /** Starts with `stream_start` and ends with `stream_end`; throws if the provider fails midway. */
   events: AsyncIterable<AnswerEvent>;
@@ -179,19 +181,19 @@ export function createAnswerService(deps: {
   }
 
   /** The passages a summary of `params.query` is written from. */
-  async function summaryPassages(scope: Scope, corpus: Corpus, params: Pick<SummariseParams, 'query' | 'threshold'>): Promise<Passage[]> {
+  async function summaryPassages(scope: Scope, corpus: Corpus, params: Pick<SummariseParams, 'query' | 'threshold'>): Promise<Retrieved> {
     // A query too short or vague to say what it is about is answered as finding nothing (search: `summarisable` false).
-    if (isVagueQuery(params.query)) return [];
-    return (await retrieve(scope, corpus, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES })).passages;
+    if (isVagueQuery(params.query)) return { passages: [], closest: [] };
+    return retrieve(scope, corpus, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
   }
 
   /**
    * The summary of `passages`: nothing to stream when there are none; otherwise a credit is
    * reserved (402 when credits or the quota are exhausted) and the provider asked.
    */
-  async function summary(scope: Scope, passages: Passage[], messageId: string, params: Pick<SummariseParams, 'query' | 'locale'>, signal: AbortSignal): Promise<AnswerStream> {
+  async function summary(scope: Scope, { passages, closest }: Retrieved, messageId: string, params: Pick<SummariseParams, 'query' | 'locale'>, signal: AbortSignal): Promise<AnswerStream> {
     if (passages.length === 0) {
-      return { relevant: false, passages, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}) };
+      return { relevant: false, passages, closest, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}) };
     }
     const reservation = await credits.reserveCredit(scope);
     if (reservation === null) throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.');
@@ -220,15 +222,14 @@ export function createAnswerService(deps: {
   return {
     async summarise(scope, integrationId, params, signal) {
       const integration = await integrations.getActive(scope, integrationId);
-      const passages = await summaryPassages(scope, integrationCorpus(integration), params);
+      const retrieved = await summaryPassages(scope, integrationCorpus(integration), params);
       const messageId = randomUUID();
-      if (params.analytics !== false) deps.summaries?.record(scope, { integrationId: integration.id, messageId, query: params.query, relevant: passages.length > 0 }).catch((e) => deps.log?.(e));
-      return summary(scope, passages, messageId, params, signal);
+      if (params.analytics !== false) deps.summaries?.record(scope, { integrationId: integration.id, messageId, query: params.query, relevant: retrieved.passages.length > 0 }).catch((e) => deps.log?.(e));
+      return summary(scope, retrieved, messageId, params, signal);
     },
 
     async summariseCollections(scope, collectionIds, params, signal) {
-      const passages = await summaryPassages(scope, { collectionIds, typos: true }, params);
-      return summary(scope, passages, randomUUID(), params, signal);
+      return summary(scope, await summaryPassages(scope, { collectionIds, typos: true }, params), randomUUID(), params, signal);
     },
 
     async chat(scope, integrationId, params, signal) {
@@ -262,7 +263,7 @@ export function createAnswerService(deps: {
       if (passages.length === 0) {
         await saveQuestion();
         const reply = settings.unknownAnswer ?? notCoveredReply(locale);
-        return { relevant: false, passages, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, []), relatedPages(closest)) };
+        return { relevant: false, passages, closest, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, []), relatedPages(closest)) };
       }
       const prompt = { task: 'chat' as const, persona: settings.persona, instructions: settings.instructions, locale, page: params.page, passages: promptPassages(passages, params.page) };
       const request = {
