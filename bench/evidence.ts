@@ -22,7 +22,6 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/domain/search/query.js';
 import { coverage, evidenceQuery } from '../src/domain/search/evidence.js';
-import { analyze } from '../src/domain/ingestion/text/tokenize.js';
 
 export interface EvidenceContext {
   langs: string[];
@@ -57,16 +56,11 @@ interface Asked {
   hits: { similarity: number; signals: Record<string, number>; gold: boolean }[];
 }
 
-/** Candidate evidence signals of a passage for a question (the first is the one the server reads). */
+/**
+ * Candidate evidence signals of a passage for a question (the first is the one the server
+ * reads; `exact` is coverage by exact terms only, as before PREFIX_LETTERS, for comparison).
+ */
 const SIGNALS = ['coverage', 'lexical', 'exact'] as const;
-
-/** Coverage by exact terms only (before PREFIX_LETTERS), for comparison. */
-function exactCoverage(query: ReturnType<typeof evidenceQuery>, text: string): number {
-  const total = query.slots.reduce((sum, s) => sum + s.weight, 0);
-  if (total <= 0) return 0;
-  const held = new Set(analyze(text, query.language).terms);
-  return query.slots.reduce((sum, s) => sum + (s.terms.some((t) => held.has(t)) ? s.weight : 0), 0) / total;
-}
 
 export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
   const floors: Record<string, number> = {};
@@ -91,7 +85,7 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
         hits: hits.map((h) => ({
           similarity: h.score_breakdown.similarity,
           gold: h.source_url === gold,
-          signals: { coverage: coverage(weighed, h.raw_text), lexical: h.score_breakdown.lexical ?? 0, exact: exactCoverage(weighed, h.raw_text) },
+          signals: { coverage: coverage(weighed, h.raw_text), lexical: h.score_breakdown.lexical ?? 0, exact: coverage(weighed, h.raw_text, Infinity) },
         })),
       });
     }

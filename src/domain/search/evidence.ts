@@ -40,14 +40,17 @@ export function evidenceQuery(terms: readonly string[], matches: readonly TermMa
  */
 export const PREFIX_LETTERS = 5;
 
-/** The share of the question's weight whose words `text` holds, in [0, 1] (0 for a question without words). */
-export function coverage(query: EvidenceQuery, text: string): number {
+/**
+ * The share of the question's weight whose words `text` holds, in [0, 1] (0 for a question
+ * without words). `prefixLetters` is PREFIX_LETTERS; the bench compares exact terms (Infinity).
+ */
+export function coverage(query: EvidenceQuery, text: string, prefixLetters = PREFIX_LETTERS): number {
   const total = query.slots.reduce((sum, s) => sum + s.weight, 0);
   if (total <= 0) return 0;
   const terms = analyze(text, query.language).terms;
   const held = new Set(terms);
-  const begun = new Set(terms.filter((t) => t.length >= PREFIX_LETTERS).map((t) => t.slice(0, PREFIX_LETTERS)));
-  const holds = (t: string) => held.has(t) || (t.length >= PREFIX_LETTERS && begun.has(t.slice(0, PREFIX_LETTERS)));
+  const begun = new Set(terms.filter((t) => t.length >= prefixLetters).map((t) => t.slice(0, prefixLetters)));
+  const holds = (t: string) => held.has(t) || (t.length >= prefixLetters && begun.has(t.slice(0, prefixLetters)));
   return query.slots.reduce((sum, s) => sum + (s.terms.some(holds) ? s.weight : 0), 0) / total;
 }
 
