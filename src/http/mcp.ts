@@ -78,7 +78,7 @@ export function createMcpServer(
 
   /** The collections the call may read: all the principal's, or those of `requested` (each of them the principal's). */
   async function collectionsFor(requested: readonly string[] | undefined): Promise<string[]> {
-    const allowed = new Set((await pages.me(principal)).sources.map((s) => s.id));
+    const allowed = new Set((await pages.sources(principal)).map((s) => s.id));
     if (requested === undefined) return [...allowed];
     const wanted = [...new Set(requested.map((id) => id.toLowerCase()))];
     // Another organisation's collection and an unknown one read the same: nothing is revealed.
@@ -88,19 +88,19 @@ export function createMcpServer(
 
   /**
    * A tool's body, counted against the usage quota and with its refusals as tool errors.
-   * `answer` is treated as the answer routes are: over the quota it is left to its credit
-   * reservation to refuse (so the message says credits or quota), and it counts against the
-   * credential's answer rate limit.
+   * A tool that `answers` is treated as the answer routes are: over the quota it is left to
+   * its credit reservation to refuse (so the message says credits or quota), and it counts
+   * against the credential's answer rate limit.
    */
-  function tool<A>(name: string, permissions: readonly Permission[], run: (args: A, signal: AbortSignal) => Promise<CallToolResult>) {
+  function tool<A>(name: string, permissions: readonly Permission[], run: (args: A, signal: AbortSignal) => Promise<CallToolResult>, kind: { answers?: boolean } = {}) {
     return async (args: A, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
       try {
         const withinQuota = await usage.countRequest(scope, principal.usageQuota);
         if (!permissions.some((p) => principal.permissions.includes(p))) {
           throw new ForbiddenError(`This credential lacks the ${permissions.join(' or ')} permission.`);
         }
-        if (!withinQuota && name !== 'answer') throw new PaymentRequiredError('The monthly usage quota of this organisation is exhausted.');
-        const wait = name === 'answer' ? await options.countAnswer?.() : 0;
+        if (!withinQuota && !kind.answers) throw new PaymentRequiredError('The monthly usage quota of this organisation is exhausted.');
+        const wait = kind.answers ? await options.countAnswer?.() : 0;
         if (wait) return failure(`Too many answers for this credential. Retry after ${wait} second${wait === 1 ? '' : 's'}.`);
         return await run(args, extra.signal);
       } catch (error) {
@@ -183,7 +183,7 @@ export function createMcpServer(
       const listed = references.map((r) => `[${r.ref}] ${r.title}${r.url ? ` — ${r.url}` : ''}`);
       const text = listed.length ? `${answer}\n\nReferences:\n${listed.join('\n')}` : answer;
       return { content: [{ type: 'text', text }], structuredContent: { covered: true, answer, references } };
-    }),
+    }, { answers: true }),
   );
 
   server.registerTool(

@@ -37,6 +37,8 @@ export interface Me {
 export interface PagesService {
   /** Only the sources the principal may access (all of the organisation's for a token). */
   me(principal: Principal): Promise<Me>;
+  /** The sources the principal may access, as `me` lists them, without the organisation. */
+  sources(principal: Principal): Promise<Source[]>;
   /** pages.read: every entry of the source, in creation order. */
   list(principal: Principal, sourceId: string, page: PageRequest): Promise<Page<Entry>>;
   /** pages.write: creates or replaces the page with this URL (chunked and indexed before it returns). */
@@ -65,6 +67,8 @@ export function createPagesService(deps: {
     requireSources(principal, [sourceId]);
   }
 
+  const sources = (principal: Principal) => collections.sources(principal, principal.sourceIds);
+
   return {
     async me(principal) {
       const organisation = await organisations.get(principal.organisationId);
@@ -72,9 +76,11 @@ export function createPagesService(deps: {
       return {
         organisation: { id: organisation.id, public_id: organisation.public_id, name: organisation.name },
         permissions: [...principal.permissions],
-        sources: await collections.sources(principal, principal.sourceIds),
+        sources: await sources(principal),
       };
     },
+
+    sources,
 
     async list(principal, sourceId, page) {
       await authorise(principal, sourceId, 'pages.read');
