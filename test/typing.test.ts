@@ -74,6 +74,8 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await lexical('suscribtion ')), ['cancel']); // eleven letters: "suscrib" is two edits from "subscrip"
       assert.deepEqual(ids(await lexical('suscrbtion ')), [], 'more edits than two');
       assert.deepEqual(ids(await lexical('rfeunds ')), ['cancel']);
+      // A typo that breaks the suffix: "subscriptoin" stems to itself, three edits from "subscript".
+      assert.deepEqual(ids(await lexical('subscriptoin ')), ['cancel']);
     });
 
     it('leaves words under four letters and words with digits as typed', async () => {

@@ -224,6 +224,8 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
     terms: param(typos.map((t) => t.term), 'text[]'),
     slots: param(typos.map((t) => t.slot), 'int[]'),
     edits: param(typos.map((t) => t.edits), 'int[]'),
+    corrections: param(typos.flatMap((t) => t.corrections), 'text[]'),
+    correctionSlots: param(typos.flatMap((t) => t.corrections.map(() => t.slot)), 'int[]'),
     weights: param(weights.typo, 'float8[]'),
   };
   const passes = filterClause(filters, params, 'g.chunk_id');
@@ -270,12 +272,17 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
                     SELECT t.term, t.df, ${damerauSql('t.term', 'm.term', 'm.edits')} AS edits FROM collection_terms t
                     WHERE t.collection_id = cols.id AND t.term % m.term OFFSET 0) c
                   WHERE c.edits <= m.edits GROUP BY c.term ORDER BY 2, 3 DESC, 1 LIMIT ${TYPO_TERMS}) n)`,
-      // Two letters swapped share few trigrams in a short word ("crad", "card"): a mistyped
-      // term's transpositions are looked up as they are.
+      // Two letters swapped share few trigrams in a short word ("crad", "card"), and a typo
+      // breaks the suffix the stemmer reads ("dnyamic" is three edits from "dynam"): a
+      // mistyped term's transpositions, and the stems of its word with a letter dropped or
+      // two swapped (query.ts), are looked up as they are.
       `swapped AS (SELECT s.slot, c.term, sum(c.df)::float8 AS df
                    FROM (SELECT m.slot, overlay(m.term PLACING substr(m.term, i + 1, 1) || substr(m.term, i, 1) FROM i FOR 2) AS term
                          FROM mistyped m CROSS JOIN generate_series(1, length(m.term) - 1) AS i
-                         WHERE substr(m.term, i, 1) <> substr(m.term, i + 1, 1)) s
+                         WHERE substr(m.term, i, 1) <> substr(m.term, i + 1, 1)
+                         UNION
+                         SELECT m.slot, e.term FROM unnest(${typo.corrections}, ${typo.correctionSlots}) AS e(term, slot)
+                         JOIN mistyped m ON m.slot = e.slot) s
                      CROSS JOIN cols CROSS JOIN LATERAL (
                        SELECT t.term, t.df FROM collection_terms t WHERE t.collection_id = cols.id AND t.term = s.term OFFSET 0) c
                    GROUP BY s.slot, c.term)`,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OverloadedError } from '../errors.js';
-import { createIngestion } from './pipeline.js';
+import { createIngestion, draftChunks } from './pipeline.js';
 import type { EntryFields } from '../model.js';
 import type { Embedder, EntryRepository } from './port.js';
 
@@ -47,5 +47,27 @@ describe('ingestion queue', () => {
     release();
     assert.equal((await first).length, 20);
     assert.equal((await ingestion.prepare(scope, 'c', batch(10, 'third'))).length, 10, 'taken once the queue drained');
+  });
+});
+
+describe('draftChunks', () => {
+  it("analyses a chunk too short or code-like to tell in its entry's language (no stop words in its terms)", () => {
+    // A long JSON block is cut into chunks of its own; its last holds brackets only.
+    const settings = Array.from({ length: 60 }, (_, i) => `    "setting${i}": ${i},`).join('\n');
+    const fields: EntryFields = {
+      title: 'Debugging the Config File in VS Code',
+      raw_text: `## Debugging the Config File in VS Code\n\nAdd the temporary directory to the launch configuration:\n\n\`\`\`json\n{\n  "configurations": [\n${settings}\n    }\n  ]\n}\n\`\`\``,
+      meta: {},
+      searchable_meta: {},
+      source_url: null,
+      source_type: null,
+      source_id: null,
+    };
+    const chunks = draftChunks(fields, 'test');
+    assert.ok(chunks.length >= 2, String(chunks.length));
+    for (const chunk of chunks) {
+      assert.equal(chunk.language, 'en', chunk.text);
+      assert.equal(chunk.terms.has('the'), false, chunk.text);
+    }
   });
 });

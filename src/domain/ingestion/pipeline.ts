@@ -3,7 +3,7 @@ import type { EntryFields, JsonObject, PreparedChunk, Scope } from '../model.js'
 import { EmbedderError, type Embedder, type EntryRepository } from './port.js';
 import { OverloadedError, UnavailableError } from '../errors.js';
 import { chunkText } from './text/chunk.js';
-import { analyze, detectLanguage, termFrequencies } from './text/tokenize.js';
+import { analyze, detectLanguage, termFrequencies, type Language } from './text/tokenize.js';
 
 /** Chunk size bound; all-MiniLM-L6-v2 reads at most 256 wordpieces, and title/headings prefix each chunk. */
 const MAX_CHUNK_TOKENS = 200;
@@ -80,10 +80,15 @@ export type DraftChunk = Omit<PreparedChunk, 'embedding'> & { embedText: string 
  */
 export function draftChunks(fields: EntryFields, model: string): DraftChunk[] {
   const context = [fields.title ?? '', ...metaValues(fields.searchable_meta)].filter((s) => s.trim() !== '');
+  let entryLanguage: Language | undefined;
   return chunkText(fields.raw_text, { maxTokens: MAX_CHUNK_TOKENS, overlapTokens: OVERLAP_TOKENS }).map((chunk) => {
     const trail = chunk.headings.length > 0 && !chunk.text.includes(chunk.headings.at(-1)!) ? chunk.headings.join(' › ') : '';
     const embedText = [...context, trail, chunk.text].filter((s) => s !== '').join('\n');
-    const language = detectLanguage(chunk.text);
+    // A chunk too short or too code-like to tell (a closing `}` of a JSON block) is in its
+    // entry's language: analysed as undetermined it keeps stop words, and its few terms
+    // make "the" of its title outscore every real match of a query that says "the".
+    let language = detectLanguage(chunk.text);
+    if (language === 'und') language = entryLanguage ??= detectLanguage([...context, fields.raw_text].join('\n'));
     const terms = analyze(embedText, language).terms;
     return {
       ordinal: chunk.index,

@@ -64,6 +64,8 @@ export interface MistypeableTerm {
   term: string;
   slot: number;
   edits: 1 | 2;
+  /** The terms of its word with one letter dropped or two swapped (one edit each), looked up as they are. */
+  corrections: readonly string[];
 }
 
 /** A term of the collections a query slot matched, with its BM25 weight. */

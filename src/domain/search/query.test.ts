@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyze } from '../ingestion/text/tokenize.js';
-import { looseMatching } from './query.js';
+import { analyseQuery, looseMatching } from './query.js';
 
 /** looseMatching as the search service calls it: over the query's own analysis. */
 function loose(query: string, language = 'en', options = { typing: true, typos: true }) {
@@ -54,7 +54,24 @@ describe('looseMatching: typos', () => {
     assert.deepEqual(loose('ฐานข้อมูลสำรอง ', 'th').typos, []);
   });
 
+  it('carries the stems of its word with a letter dropped or two swapped, where a typo broke the suffix the stemmer reads', () => {
+    const byTerm = new Map(loose('dnyamic customizign dependenccies ').typos.map((t) => [t.term, t.corrections]));
+    assert.ok(byTerm.get('dnyamic')?.includes('dynam'), String(byTerm.get('dnyamic'))); // "dynamic", three edits from "dnyamic"
+    assert.ok(byTerm.get('customizign')?.includes('custom'));
+    assert.ok([...byTerm.values()].every((c) => c.length <= 40 && !c.some((t) => byTerm.has(t))));
+  });
+
   it('is none with typos off', () => {
     assert.deepEqual(loose('recieve ', 'en', { typing: true, typos: false }).typos, []);
+  });
+});
+
+describe('analyseQuery', () => {
+  it('reads an undetermined query in the collections\' languages, without the words one of them stops', async () => {
+    const { terms, language } = await analyseQuery('The Origins', async () => ['en', 'und']);
+    assert.equal(language, 'en');
+    assert.deepEqual(terms, ['origin']);
+    // Only undetermined text to search: no language says "the" is a stop word.
+    assert.deepEqual((await analyseQuery('The Origins', async () => ['und'])).terms, ['the', 'origin']);
   });
 });

@@ -2,22 +2,29 @@
 import { LRUCache } from 'lru-cache';
 import { UnavailableError } from '../errors.js';
 import { EmbedderError, type Embedder } from '../ingestion/port.js';
-import { analyze, analyzedWords, detectLanguage, isMistypeable, typedWord } from '../ingestion/text/tokenize.js';
+import { analyze, analyzedWords, detectLanguage, editedStems, isMistypeable, isStopWord, typedWord } from '../ingestion/text/tokenize.js';
 import type { LooseMatching, MistypeableTerm } from './port.js';
 
 /**
  * The query's BM25 terms and its language. A query is analysed in its detected language;
  * when that is unsure, in every language the collections hold (read only then: most
- * searches skip that statement), so stems match however the documents were stemmed. The
- * language is the detected one, else the collections' only one, else 'und'.
+ * searches skip that statement), so stems match however the documents were stemmed. Read
+ * as undetermined ('und': a code-only chunk's language), it keeps no word that another of
+ * those languages stops ("The Origins" would otherwise search for "the"). The language is
+ * the detected one, else the collections' only one besides 'und', else 'und'.
  */
 export async function analyseQuery(query: string, collectionLanguages: () => Promise<string[]>): Promise<{ terms: string[]; language: string }> {
   const detected = detectLanguage(query);
   const languages = detected !== 'und' ? [detected] : await collectionLanguages();
   const analysed = languages.length > 0 ? languages : ['und'];
+  const named = analysed.filter((lang) => lang !== 'und');
+  const termsIn = (lang: string) => {
+    const { terms } = analyze(query, lang);
+    return lang === 'und' && named.length > 0 ? terms.filter((term) => !named.some((other) => isStopWord(term, other))) : terms;
+  };
   return {
-    terms: [...new Set(analysed.flatMap((lang) => analyze(query, lang).terms))],
-    language: detected !== 'und' ? detected : languages.length === 1 ? languages[0]! : 'und',
+    terms: [...new Set(analysed.flatMap(termsIn))],
+    language: detected !== 'und' ? detected : named.length === 1 ? named[0]! : 'und',
   };
 }
 
@@ -57,6 +64,22 @@ const MIN_PREFIX = 2;
 /** A term of this many letters may hold one typo, of TWO_TYPOS two (as Algolia counts). */
 const ONE_TYPO = 4;
 const TWO_TYPOS = 8;
+/** The last words whose one-edit corrections are stemmed (storage corrects at most three words a search). */
+const CORRECTED_WORDS = 3;
+/** Corrections a word carries at most (a word of 20 letters has about 40 one-edit forms; most stem to nothing known). */
+const MAX_CORRECTIONS = 40;
+
+/**
+ * A word's one-edit corrections, stemmed (editedStems): about 25 stemmer calls a word, ~0.1 ms,
+ * so they are kept for the words asked again — a search box asks as the visitor types.
+ */
+const correctionCache = new LRUCache<string, readonly string[]>({ max: 5_000 });
+function corrections(word: string, language: string): readonly string[] {
+  const key = `${language}\0${word}`;
+  let found = correctionCache.get(key);
+  if (found === undefined) correctionCache.set(key, (found = editedStems(word, language, MAX_CORRECTIONS)));
+  return found;
+}
 
 /**
  * How the query's words may match more than their own terms (port.ts LooseMatching): the word
@@ -78,7 +101,7 @@ export function looseMatching(query: string, terms: readonly string[], language:
     for (let n = Math.max(4, Math.ceil(letters.length / 2)); n < letters.length; n++) stems.push(letters.slice(0, n).join(''));
     prefix = { typed, slot, stems };
   }
-  const typos: MistypeableTerm[] = [];
+  const typos: (MistypeableTerm & { written: string })[] = [];
   if (options.typos) {
     const seen = new Set<string>();
     for (const word of analyzedWords(query, language)) {
@@ -91,9 +114,12 @@ export function looseMatching(query: string, terms: readonly string[], language:
         const slot = terms.indexOf(term);
         if (slot < 0 || seen.has(term) || !isMistypeable(term)) continue;
         seen.add(term);
-        typos.push({ term, slot, edits: letters >= TWO_TYPOS ? 2 : 1 });
+        typos.push({ term, slot, edits: letters >= TWO_TYPOS ? 2 : 1, corrections: [], written });
       }
     }
+    // Storage corrects the last MISTYPED_TERMS terms it finds nowhere; the words that may be
+    // those (the last few) carry their corrections, stemmed here where the stemmer is.
+    for (const typo of typos.slice(-CORRECTED_WORDS)) typo.corrections = corrections(typo.written, language);
   }
-  return { prefix, typos, weights: LOOSE_WEIGHTS };
+  return { prefix, typos: typos.map(({ written: _, ...typo }) => typo), weights: LOOSE_WEIGHTS };
 }

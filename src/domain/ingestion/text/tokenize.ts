@@ -132,6 +132,11 @@ const STOP_WORDS: Readonly<Record<string, string>> = {
 };
 const STOP = new Map(Object.entries(STOP_WORDS).map(([lang, words]) => [lang, new Set(words.split(' '))]));
 
+/** Whether `word` (lower-cased, as analysed) is one of `language`'s stop words. */
+export function isStopWord(word: string, language: Language): boolean {
+  return STOP.get(language.toLowerCase().split(/[-_]/)[0] ?? '')?.has(word) ?? false;
+}
+
 /** Elided articles and prepositions before an apostrophe: l'homme, dell'anno, qu'il. */
 const ELISIONS = new Set('l d j m n s t c qu jusqu lorsqu puisqu quoiqu presqu dell all dall nell sull coll pell un quest quell nessun tutt'.split(' '));
 
@@ -472,6 +477,29 @@ export function typedWord(text: string, language: Language): string | null {
   const p = pipelineFor(language);
   const word = fold(lower(ASCII.test(raw) ? raw : nfkc(raw), p.turkic), p.keepMarks);
   return word.length > 0 && word.length <= MAX_TERM ? word : null;
+}
+
+/**
+ * The terms `word` (one word as written) would have with one letter dropped or two neighbours
+ * swapped — the typo's undoing for a doubled letter, a stray one and a swap — other than its
+ * own, at most `limit`. A typo breaks the suffix a stemmer reads, so a mistyped word and its
+ * dictionary term can be far apart ("dnyamic" is 3 edits from "dynam", "dependeencies" 5 from
+ * "depend"); its corrections stemmed are not. Not cached (typos would crowd real words out).
+ */
+export function editedStems(word: string, language: Language, limit: number): string[] {
+  const p = pipelineFor(language);
+  const letters = [...lower(word, p.turkic)];
+  const own = new Set(entryOf(letters.join(''), p).terms);
+  const out = new Set<string>();
+  const add = (variant: string[]) => {
+    for (const term of entryOf(variant.join(''), p).terms) if (!own.has(term) && isMistypeable(term)) out.add(term);
+  };
+  for (let i = 0; i < letters.length && out.size < limit; i++) {
+    if (i > 0 && letters[i] === letters[i - 1]) continue; // the same deletion as the previous
+    add([...letters.slice(0, i), ...letters.slice(i + 1)]);
+    if (i + 1 < letters.length && letters[i] !== letters[i + 1]) add([...letters.slice(0, i), letters[i + 1]!, letters[i]!, ...letters.slice(i + 2)]);
+  }
+  return [...out].slice(0, limit);
 }
 
 /** Whether `term` is a word an edit may have mistyped: letters only (no digits, `_` or dots), not in a script written without spaces. */
