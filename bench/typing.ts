@@ -15,6 +15,7 @@
  *   npm run bench:typing                          # everything (PGlite in a temporary folder)
  *   npm run bench:typing -- --sets vite,scifact --queries 200
  *   npm run bench:typing -- --sets xquad --langs en,zh --queries 30
+ *   npm run bench:typing -- --sets vite --misses     # also print each query Lore ranks below MiniSearch
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     langs: { type: 'string', default: 'ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh' },
     queries: { type: 'string', default: '0' },
     data: { type: 'string', default: path.resolve('../shared/data') },
+    misses: { type: 'boolean', default: false },
   },
 });
 const sets = values.sets.split(',');
@@ -96,6 +98,9 @@ async function measure(set: string, lang: string, target: Target, queries: Judge
         minisearch: target.mini.search(text).slice(0, 10).map((r) => target.key(String(r.id))),
       };
       if (!sums.has(form)) sums.set(form, { lore: { ndcg: 0, top3: 0 }, minisearch: { ndcg: 0, top3: 0 } });
+      if (values.misses && ndcg10(ranked.lore, q.relevant) < ndcg10(ranked.minisearch, q.relevant)) {
+        console.error(`  ${form}: ${JSON.stringify(text)} wants ${[...q.relevant.keys()].join(', ')}\n    lore: ${ranked.lore.slice(0, 4).join(' | ')}\n    mini: ${ranked.minisearch.slice(0, 4).join(' | ')}`);
+      }
       for (const engine of ['lore', 'minisearch'] as const) {
         sums.get(form)![engine].ndcg += ndcg10(ranked[engine], q.relevant);
         sums.get(form)![engine].top3 += ranked[engine].slice(0, 3).some((k) => q.relevant.has(k)) ? 1 : 0;

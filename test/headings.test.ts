@@ -67,10 +67,20 @@ for (const backend of backends()) {
       assert.ok(hits[0]!.score_breakdown.heading > 0.5, JSON.stringify(hits[0]));
     });
 
-    it('names nothing for a query of other words', async () => {
+    it('names nothing for a query of other words, little for a heading holding one of them', async () => {
       const hits = await search('dev server');
       assert.ok(hits.length > 0);
-      assert.ok(hits.every((h) => h.score_breakdown.heading === 0), JSON.stringify(hits));
+      const part = (id: string) => hits.find((h) => h.source_id === id)?.score_breakdown.heading;
+      assert.equal(part('guide/index.md'), 0, JSON.stringify(hits));
+      assert.equal(part('guide/scripts.md'), 0, JSON.stringify(hits));
+      // The page's title "Server-Side Rendering", above the section, says "server" and two words more.
+      assert.ok(part('guide/ssr.md')! > 0 && part('guide/ssr.md')! < 0.2, JSON.stringify(hits));
+    });
+
+    it('counts the headings above a section: a query naming a page lifts the chunks under its sub-headings', async () => {
+      const hits = await search('server-side rendering');
+      assert.equal(hits[0]?.source_id, 'guide/ssr.md', JSON.stringify(hits));
+      assert.equal(hits[0]!.score_breakdown.heading, 1);
     });
   });
 }

@@ -371,7 +371,7 @@ async function scored(
   // cannot use HNSW.
   const exact = comparesExactly(query.lexical);
   const distance = exact ? `v.embedding <=> ${q}` : `v.embedding::vector(${dims}) <=> ${q}`;
-  const rows = await db.query<{ id: string; entry_id: string; bm25: number; cosine: number; heading: string | null }>(
+  const rows = await db.query<{ id: string; entry_id: string; bm25: number; cosine: number; headings: string[] | null }>(
     `WITH vec AS (SELECT v.chunk_id, ${distance} AS distance FROM chunk_vectors v
                   WHERE v.dims = ${dims} AND v.collection_id = ANY($2::uuid[]) ${passes}
                   ORDER BY 2 LIMIT ${clampLimit(limit)}),
@@ -380,7 +380,7 @@ async function scored(
                 UNION ALL
                 SELECT l.chunk_id, NULL FROM unnest($4::bigint[]) AS l(chunk_id)
                 WHERE NOT EXISTS (SELECT 1 FROM vec WHERE vec.chunk_id = l.chunk_id))
-     SELECT c.id, c.entry_id, c.headings[cardinality(c.headings)] AS heading,
+     SELECT c.id, c.entry_id, c.headings,
        -- Exact BM25: the candidate's postings (by primary key) joined to the matched terms with
        -- their weight × idf, each slot counting its best, a correlated subquery so no planner
        -- reads the terms' whole posting lists instead. The join hashes the terms once for every
@@ -393,5 +393,5 @@ async function scored(
     params,
     { prepare: filters.length === 0 },
   );
-  return rows.map((r) => ({ chunkId: Number(r.id), entryId: r.entry_id, bm25: Number(r.bm25), cosine: Number(r.cosine), heading: r.heading }));
+  return rows.map((r) => ({ chunkId: Number(r.id), entryId: r.entry_id, bm25: Number(r.bm25), cosine: Number(r.cosine), headings: r.headings }));
 }

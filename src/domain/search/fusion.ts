@@ -56,7 +56,7 @@ export interface Scoring {
  * DocSearch ranks a heading match and MiniSearch boosts a title. The vectors and BM25 of a
  * long section that mentions the words can outscore a short one named by them.
  */
-export const HEADING_WEIGHT = 0.2;
+export const HEADING_WEIGHT = 0.3;
 
 /**
  * How well `heading` names the query: the square of the share of the query's weight (each
@@ -97,8 +97,8 @@ export function scoring(chunks: readonly ChunkScore[], terms: readonly string[],
   const named = new Map<string, number>();
   if (headings && matches.length > 0) {
     const seen = new Set<string>();
-    for (const { heading } of chunks) {
-      if (!heading || seen.has(heading)) continue;
+    for (const heading of chunks.flatMap((c) => c.headings ?? [])) {
+      if (seen.has(heading)) continue;
       seen.add(heading);
       const match = headingMatch(heading, language, best, matches, ideal);
       if (match > 0) named.set(heading, match);
@@ -156,7 +156,17 @@ function unknownSlotsWeight(slots: number, best: ReadonlyMap<number, number>): n
 /** A chunk's calibrated signals in [0, 1]. */
 const vectorSignal = (chunk: ChunkScore, { cosFloor, cosCeil }: CosineRange) => clamp((chunk.cosine - cosFloor) / (cosCeil - cosFloor));
 const lexicalSignal = (chunk: ChunkScore, ideal: number) => (ideal > 0 ? clamp(chunk.bm25 / ideal) : 0);
-const headingSignal = (chunk: ChunkScore, found: Scoring) => (chunk.heading && found.headings.get(chunk.heading)) || 0;
+/**
+ * The best match of the headings the chunk sits under: a query naming a section lifts every
+ * chunk in it, under its sub-headings too ("Official Plugins" names the section whose chunks
+ * sit under "Official Plugins › @vitejs/plugin-vue").
+ */
+function headingSignal(chunk: ChunkScore, found: Scoring): number {
+  if (!chunk.headings || found.headings.size === 0) return 0;
+  let signal = 0;
+  for (const heading of chunk.headings) signal = Math.max(signal, found.headings.get(heading) ?? 0);
+  return signal;
+}
 
 /** A chunk's similarity in `mode`, before it is capped at 1 (the heading's part may take it past). */
 function score(chunk: ChunkScore, found: Scoring, mode: SearchMode): number {

@@ -33,8 +33,8 @@ export interface ChunkScore {
   bm25: number;
   /** Cosine similarity of the chunk and query embeddings. */
   cosine: number;
-  /** The heading the chunk sits under (the last of its trail), when it has one. */
-  heading?: string | null;
+  /** The headings the chunk sits under, outermost first (its trail), when it has any. */
+  headings?: readonly string[] | null;
 }
 
 /**
