@@ -132,11 +132,6 @@ const STOP_WORDS: Readonly<Record<string, string>> = {
 };
 const STOP = new Map(Object.entries(STOP_WORDS).map(([lang, words]) => [lang, new Set(words.split(' '))]));
 
-/** Whether `word` (lower-cased, as analysed) is one of `language`'s stop words. */
-export function isStopWord(word: string, language: Language): boolean {
-  return STOP.get(language.toLowerCase().split(/[-_]/)[0] ?? '')?.has(word) ?? false;
-}
-
 /** Elided articles and prepositions before an apostrophe: l'homme, dell'anno, qu'il. */
 const ELISIONS = new Set('l d j m n s t c qu jusqu lorsqu puisqu quoiqu presqu dell all dall nell sull coll pell un quest quell nessun tutt'.split(' '));
 
@@ -484,7 +479,7 @@ export function typedWord(text: string, language: Language): string | null {
  * swapped — the typo's undoing for a doubled letter, a stray one and a swap — other than its
  * own, at most `limit`. A typo breaks the suffix a stemmer reads, so a mistyped word and its
  * dictionary term can be far apart ("dnyamic" is 3 edits from "dynam", "dependeencies" 5 from
- * "depend"); its corrections stemmed are not. Not cached (typos would crowd real words out).
+ * "depend"); its corrections stemmed are not. Kept out of the word cache (typos would crowd real words out).
  */
 export function editedStems(word: string, language: Language, limit: number): string[] {
   const p = pipelineFor(language);
@@ -500,6 +495,11 @@ export function editedStems(word: string, language: Language, limit: number): st
     if (i + 1 < letters.length && letters[i] !== letters[i + 1]) add([...letters.slice(0, i), letters[i + 1]!, letters[i]!, ...letters.slice(i + 2)]);
   }
   return [...out].slice(0, limit);
+}
+
+/** Whether `word` (lower-cased, as analysed) is one of `language`'s stop words (its pipeline's list). */
+export function isStopWord(word: string, language: Language): boolean {
+  return pipelineFor(language).stop?.has(word) ?? false;
 }
 
 /** Whether `term` is a word an edit may have mistyped: letters only (no digits, `_` or dots), not in a script written without spaces. */
