@@ -24,8 +24,8 @@
  *   the top 6 at or above it) and what it lets through (questions whose article is left out
  *   of the collection, answered), at 0.20–0.40 (see thresholdsSet).
  *
- * - `evidence`: per XQuAD language, the lexical floor an answer's passages must reach (./evidence.ts);
- *   `--write` writes the table the server reads (src/providers/embeddings/evidenceFloors.ts);
+ * - `evidence`: per XQuAD language, the evidence gate (lexical floor and slope) an answer's passages must pass (./evidence.ts);
+ *   `--write` writes the table the server reads (src/providers/embeddings/evidenceGates.ts);
  *   `evidence-check`: chat itself on the held-back half with the floors the server has.
  *
  * - `vite`, `express`: docs that are not ours (../shared/data/docs), imported as `lore import
@@ -134,7 +134,7 @@ if (sets.includes('evidence')) {
       const rows = await container.db.query<{ term: string; df: number }>('SELECT term, df FROM collection_terms WHERE collection_id = $1', [collection]);
       return { chunks: stats?.chunks ?? 0, df: new Map(rows.map((r) => [r.term, r.df])) };
     },
-    write: values.write ? path.resolve('src/providers/embeddings/evidenceFloors.ts') : undefined,
+    write: values.write ? path.resolve('src/providers/embeddings/evidenceGates.ts') : undefined,
   });
 }
 for (const set of ['vite', 'express'] as const) {

@@ -1,7 +1,7 @@
 /**
  * The `evidence` set of bench:answers: how much of a question's words an answer's passage must
  * hold, per language, for the answer to rest on evidence rather than on the embedding model's
- * cosine alone (`--write` writes the table, src/providers/embeddings/evidenceFloors.ts).
+ * cosine alone (`--write` writes the table, src/providers/embeddings/evidenceGates.ts).
  *
  * Per XQuAD language: a collection of the odd-numbered articles; every question of the set is
  * asked (searched as chat retrieves, top 6 at threshold 0, with each hit's signals). A question
@@ -10,18 +10,19 @@
  *
  * A passage counts as evidence when its similarity reaches the chat threshold (0.4) and its
  * coverage (src/domain/search/evidence.ts: the share of the question's idf weight whose words
- * it holds) reaches the language's floor; search's calibrated BM25 part (`lexical`) is
- * reported beside it for comparison.
- * The floor chosen on the calibration half is the lowest that answers at most 10 % of
- * unrelated questions (5 % in English) while keeping the gold paragraph as evidence for all
- * but 1 point of related questions; where no floor does both, the highest floor within that
- * point. (Measured, 2 points here cost chat up to 4.6 points of gold answers on the held-back
- * half: Greek 89.3 → 84.7 %.) Reported on the held-back half, against no floor.
+ * it holds, question words left out) + slope × (similarity − 0.4) reaches the language's
+ * floor. The gate (floor 0–1 by 0.025, slope 0–3) chosen on the calibration half keeps the gold
+ * paragraph as evidence for all but 1 point of related questions and, among such gates, answers
+ * the fewest unrelated questions (the targets: at most 10 %, 5 % in English). (Measured, 2 points here cost
+ * chat up to 4.6 points of gold answers on the held-back half: Greek 89.3 → 84.7 %.)
+ * English is written ungated (UNGATED says why). Reported on the held-back half, against no gate; beside it, for comparison, the same
+ * calibration with the slope held at 0 (a floor only, as before), with the question words
+ * weighed, and by exact terms only.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/domain/search/query.js';
-import { coverage, evidenceQuery } from '../src/domain/search/evidence.js';
+import { coverage, evidenceQuery, EVIDENCE_SIMILARITY, type EvidenceQuery } from '../src/domain/search/evidence.js';
 
 export interface EvidenceContext {
   langs: string[];
@@ -44,10 +45,19 @@ export interface EvidenceContext {
 /** The article number of an XQuAD paragraph or question context (`xq07_3` → 7). */
 export const xquadArticle = (id: string) => Number(/^xq(\d+)_/.exec(id)![1]);
 
-const THRESHOLD = 0.4;
-const GRID = Array.from({ length: 41 }, (_, i) => Math.round(i * 2.5) / 100);
+const THRESHOLD = EVIDENCE_SIMILARITY;
+const FLOORS = Array.from({ length: 41 }, (_, i) => Math.round(i * 2.5) / 100);
+const SLOPES = [0, 0.5, 1, 1.5, 2, 3];
 const GOLD_BUDGET = 0.01;
-const target = (lang: string) => (lang === 'en' ? 0.05 : 0.1);
+/**
+ * Languages written ungated whatever their calibration says: English, where the model is
+ * strong and cosine carries alone. English's calibrated gate (floor 0.6, slope 2: held-back
+ * unrelated 9.4 → 4.5 %) cost documentation questions, which share far fewer words with the
+ * section answering them than XQuAD's questions share with their paragraph: chat's gold
+ * answers on Lore's docs 89.5 → 84.2 %, on Vite's 73.5 → 70.6 % (`--sets docs,vite`). Until
+ * a gate is calibrated on documentation questions too, English's is printed, not written.
+ */
+const UNGATED = new Set(['en']);
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 interface Asked {
@@ -56,15 +66,25 @@ interface Asked {
   hits: { similarity: number; signals: Record<string, number>; gold: boolean }[];
 }
 
+interface Gate { floor: number; slope: number }
+
 /**
- * Candidate evidence signals of a passage for a question (the first is the one the server
- * reads; `exact` is coverage by exact terms only, as before PREFIX_LETTERS, for comparison).
+ * Candidate evidence signals of a passage for a question, each calibrated with its slopes: the
+ * first is the one the server reads; `floor only` is it with no slope; `question words` weighs
+ * the question's words as the gate did before they were left out; `exact` is coverage by exact
+ * terms only (no PREFIX_LETTERS).
  */
-const SIGNALS = ['coverage', 'lexical', 'exact'] as const;
+const SIGNALS = [
+  { name: 'gate', slopes: SLOPES },
+  { name: 'floor only', slopes: [0] },
+  { name: 'question words', slopes: SLOPES },
+  { name: 'exact', slopes: SLOPES },
+] as const;
+type Signal = (typeof SIGNALS)[number]['name'];
 
 export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
-  const floors: Record<string, number> = {};
-  const tables: Record<string, string[]> = Object.fromEntries(SIGNALS.map((signal) => [signal, []]));
+  const gates: Record<string, Gate> = {};
+  const tables: Record<string, string[]> = Object.fromEntries(SIGNALS.map((signal) => [signal.name, []]));
   for (const lang of ctx.langs) {
     const integration = await ctx.integration(`evidence-${lang}`, lang, (a) => a % 2 === 1);
     const { chunks, df } = await ctx.stats(integration);
@@ -77,22 +97,28 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
       const { terms, language } = await analyseQuery(query, async () => [lang]);
       // The question as the server weighs it: its words' idf in the collection (as storage's matches give them).
       const matches = terms.flatMap((term, slot) => (df.has(term) ? [{ term, slot, idf: idf(term), weight: 1 }] : []));
-      const weighed = evidenceQuery(terms, matches, language, 0);
+      const weighed = evidenceQuery(terms, matches, language, { floor: 0, slope: 0 });
+      // Every word of it, question words too.
+      const rarest = Math.max(1, ...matches.map((m) => m.idf));
+      const everyWord: EvidenceQuery = { ...weighed, slots: terms.map((term) => ({ terms: [term], weight: df.has(term) ? idf(term) : rarest })) };
       const hits = await ctx.search(integration, q.question, 6);
       asked.push({
         related: a % 2 === 1,
         train: a < 24,
-        hits: hits.map((h) => ({
-          similarity: h.score_breakdown.similarity,
-          gold: h.source_url === gold,
-          signals: { coverage: coverage(weighed, h.raw_text), lexical: h.score_breakdown.lexical ?? 0, exact: coverage(weighed, h.raw_text, Infinity) },
-        })),
+        hits: hits.map((h) => {
+          const held = coverage(weighed, h.raw_text);
+          return {
+            similarity: h.score_breakdown.similarity,
+            gold: h.source_url === gold,
+            signals: { gate: held, 'floor only': held, 'question words': coverage(everyWord, h.raw_text), exact: coverage(weighed, h.raw_text, Infinity) },
+          };
+        }),
       });
     }
     for (const signal of SIGNALS) {
-      // At floor f: related questions whose gold paragraph is evidence; unrelated ones with any evidence (answered).
-      const measure = (list: Asked[], floor: number) => {
-        const evidence = (h: Asked['hits'][number]) => h.similarity >= THRESHOLD && h.signals[signal]! >= floor;
+      // With gate g: related questions whose gold paragraph is evidence; unrelated ones with any evidence (answered).
+      const measure = (list: Asked[], g: Gate) => {
+        const evidence = (h: Asked['hits'][number]) => h.similarity >= THRESHOLD && h.signals[signal.name]! + g.slope * (h.similarity - THRESHOLD) >= g.floor;
         const related = list.filter((q) => q.related);
         const unrelated = list.filter((q) => !q.related);
         return {
@@ -102,38 +128,48 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
       };
       const train = asked.filter((q) => q.train);
       const test = asked.filter((q) => !q.train);
-      const base = measure(train, -Infinity);
-      const allowed = GRID.filter((f) => base.gold - measure(train, f).gold <= GOLD_BUDGET);
-      const floor = allowed.find((f) => measure(train, f).answered <= target(lang)) ?? allowed[allowed.length - 1]!;
-      if (signal === SIGNALS[0]) floors[lang] = floor;
-      const [before, after] = [measure(test, -Infinity), measure(test, floor)];
-      const trained = measure(train, floor);
-      // What meeting the unrelated target alone would cost (held back).
-      const strict = GRID.find((f) => measure(train, f).answered <= target(lang));
-      const strictTest = strict === undefined ? null : measure(test, strict);
+      const none: Gate = { floor: 0, slope: 0 };
+      const base = measure(train, none);
+      const gate = choose(signal.slopes.flatMap((slope) => FLOORS.map((floor) => ({ gate: { floor, slope }, ...measure(train, { floor, slope }) }))), base.gold);
+      if (signal.name === SIGNALS[0].name) gates[lang] = UNGATED.has(lang) ? { floor: 0, slope: 0 } : gate;
+      const [before, after, trained] = [measure(test, none), measure(test, gate), measure(train, gate)];
       const row =
-        `${lang.padEnd(5)} ${floor.toFixed(2).padStart(5)}   ${`${pct(base.answered)} → ${pct(trained.answered)}`.padEnd(18)} ${`${pct(base.gold)} → ${pct(trained.gold)}`.padEnd(18)} ` +
-        `${`${pct(before.answered)} → ${pct(after.answered)}`.padEnd(18)} ${`${pct(before.gold)} → ${pct(after.gold)}`.padEnd(18)} ` +
-        (strictTest ? `at ${strict!.toFixed(2)}: ${pct(strictTest.answered)} / ${pct(strictTest.gold)}` : 'none');
-      tables[signal]!.push(row);
-      console.log(`${signal.padEnd(9)} ${row}`);
+        `${lang.padEnd(5)} ${gate.floor.toFixed(3).padStart(5)} ${gate.slope.toFixed(1).padStart(5)}   ${`${pct(base.answered)} → ${pct(trained.answered)}`.padEnd(18)} ${`${pct(base.gold)} → ${pct(trained.gold)}`.padEnd(18)} ` +
+        `${`${pct(before.answered)} → ${pct(after.answered)}`.padEnd(18)} ${`${pct(before.gold)} → ${pct(after.gold)}`}`;
+      tables[signal.name]!.push(row);
+      console.log(`${signal.name.padEnd(14)} ${row}`);
     }
   }
   for (const signal of SIGNALS) {
-    console.log(`\nevidence floors per language by ${signal} (XQuAD; a collection of the odd articles; calibrated on articles 0–23, held back 24–47)`);
-    console.log(`${'lang'.padEnd(5)} floor   ${'unrelated answered'.padEnd(18)} ${'gold as evidence'.padEnd(18)} ${'held back: unrel.'.padEnd(18)} ${'held back: gold'.padEnd(18)} target alone (held back unrel. / gold)`);
-    for (const row of tables[signal]!) console.log(row);
+    console.log(`\nevidence gates per language by ${signal.name} (XQuAD; a collection of the odd articles; calibrated on articles 0–23, held back 24–47)`);
+    console.log(`${'lang'.padEnd(5)} floor slope   ${'unrelated answered'.padEnd(18)} ${'gold as evidence'.padEnd(18)} ${'held back: unrel.'.padEnd(18)} held back: gold`);
+    for (const row of tables[signal.name]!) console.log(row);
   }
   if (ctx.write) {
     writeFileSync(
       ctx.write,
       `/**\n * Written by \`npm run bench:answers -- --sets evidence --langs ${ctx.langs.join(',')} --write\` (bench/evidence.ts):\n` +
-        ` * the lexical floor an answer's passage must reach, per query language, with the bundled model\n` +
-        ` * (all-MiniLM-L6-v2) at the chat threshold ${THRESHOLD}. Measure again rather than edit.\n */\n` +
-        `export const MINILM_EVIDENCE_FLOORS: Readonly<Record<string, number>> = ${JSON.stringify(floors, null, 2).replace(/"(\w+)":/g, '$1:')};\n`,
+        ` * the evidence gate an answer's passage must pass, per query language, with the bundled model\n` +
+        ` * (all-MiniLM-L6-v2): coverage + slope × (similarity − ${THRESHOLD}) ≥ floor. Measure again rather than edit.\n */\n` +
+        `export const MINILM_EVIDENCE_GATES: Readonly<Record<string, { floor: number; slope: number }>> = {\n` +
+        Object.entries(gates).map(([lang, g]) => `  ${lang}: { floor: ${g.floor}, slope: ${g.slope} },\n`).join('') +
+        '};\n',
     );
     console.log(`written: ${path.relative(process.cwd(), ctx.write)}`);
   }
+}
+
+/**
+ * The gate calibration keeps: among those losing at most GOLD_BUDGET of the gold paragraphs
+ * (`gold` with no gate), the one answering the fewest unrelated questions, then keeping the
+ * most gold paragraphs, then the lower floor and slope. (Keeping the most gold among the gates
+ * that just meet the target instead overfits the calibration half: English 4.3 % unrelated
+ * answered there, 8.0 % held back.)
+ */
+function choose(tried: { gate: Gate; gold: number; answered: number }[], gold: number): Gate {
+  const allowed = tried.filter((t) => gold - t.gold <= GOLD_BUDGET + 1e-9);
+  const sorted = allowed.sort((a, b) => a.answered - b.answered || b.gold - a.gold || a.gate.floor - b.gate.floor || a.gate.slope - b.gate.slope);
+  return sorted[0]?.gate ?? { floor: 0, slope: 0 };
 }
 
 export interface EvidenceCheckContext extends Pick<EvidenceContext, 'langs' | 'integration' | 'url'> {

@@ -107,12 +107,15 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
     // some may be left out, or when the visitor's page re-orders them.
     const gated = rankings.some((r) => r.evidence.floor > 0);
     const read = await search.passages(scope, ordered.slice(0, params.limit * (page || gated ? 3 : 1)), terms);
-    const candidates = gated ? read.filter((p) => isEvidence(best.get(p.hit.id)!.evidence, p.text)) : read;
     const similarity = (p: Passage) => best.get(p.hit.id)!.ranked.similarity;
+    // Where the visitor is counts as closeness for the evidence gate too ("What is new here?"
+    // on the changelog holds few of its words): as much as it counts for the threshold.
+    const closeness = (p: Passage) => similarity(p) + (page ? pageBonus(page, p.hit.source_url) : 0);
+    const candidates = gated ? read.filter((p) => isEvidence(best.get(p.hit.id)!.evidence, p.text, closeness(p))) : read;
     const passages = !page
       ? candidates.slice(0, params.limit)
       : candidates
-        .map((passage) => ({ passage, score: similarity(passage) + pageBonus(page, passage.hit.source_url) }))
+        .map((passage) => ({ passage, score: closeness(passage) }))
         .filter((c) => c.score >= params.threshold)
         .sort((a, b) => b.score - a.score)
         .slice(0, params.limit)

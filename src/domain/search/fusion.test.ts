@@ -4,7 +4,7 @@ import { analyze } from '../ingestion/text/tokenize.js';
 import { fuse, HEADING_WEIGHT, scoring } from './fusion.js';
 import type { Calibration, ChunkScore, TermMatch } from './port.js';
 
-const calibration: Calibration = { cosineRange: () => ({ cosFloor: 0, cosCeil: 1 }), lexicalWeight: () => 0.5, evidenceFloor: () => 0 };
+const calibration: Calibration = { cosineRange: () => ({ cosFloor: 0, cosCeil: 1 }), lexicalWeight: () => 0.5, evidence: () => ({ floor: 0, slope: 0 }) };
 const matchesOf = (query: string): TermMatch[] => analyze(query, 'en').terms.map((term, slot) => ({ term, slot, idf: 2, weight: 1 }));
 const chunk = (chunkId: number, heading: string | null, bm25: number, cosine: number): ChunkScore => ({ chunkId, entryId: `e${chunkId}`, bm25, cosine, headings: heading === null ? null : [heading] });
 

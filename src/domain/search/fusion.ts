@@ -104,7 +104,7 @@ export function scoring(chunks: readonly ChunkScore[], terms: readonly string[],
       if (match > 0) named.set(heading, match);
     }
   }
-  return { chunks, ideal, weight: calibration.lexicalWeight(language), range: calibration.cosineRange(language), headings: named, evidence: evidenceQuery(terms, matches, language, calibration.evidenceFloor(language)) };
+  return { chunks, ideal, weight: calibration.lexicalWeight(language), range: calibration.cosineRange(language), headings: named, evidence: evidenceQuery(terms, matches, language, calibration.evidence(language)) };
 }
 
 /** Placeholder metadata for ranking without boosts or sorts (nothing reads it). */

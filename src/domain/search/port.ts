@@ -130,11 +130,20 @@ export interface Calibration {
   /** The lexical signal's weight in hybrid similarity; the vector signal has the rest. */
   lexicalWeight(language: string): number;
   /**
-   * The lexical signal a passage must reach to be evidence for an answer (or make a search
-   * summarisable) in this language: 0 where the model's cosine can be trusted alone, more
-   * where it gives unrelated texts high cosines (providers/embeddings/evidence.ts).
+   * What a passage must hold of the question's words to be evidence for an answer (or make a
+   * search summarisable) in this language (domain/search/evidence.ts `isEvidence`).
    */
-  evidenceFloor(language: string): number;
+  evidence(language: string): EvidenceGate;
+}
+
+/**
+ * A language's evidence gate: a passage is evidence when its coverage of the question's words
+ * + `slope` × (its similarity − 0.4) reaches `floor`. A floor of 0 lets every passage close
+ * enough through; a slope lets a passage the model puts very close through on fewer words.
+ */
+export interface EvidenceGate {
+  floor: number;
+  slope: number;
 }
 
 /** One search, as the analytics log keeps it. */

@@ -255,12 +255,12 @@ export function createSearchService(deps: {
       });
   }
 
-  /** The best-chunk texts of `items`, from the passages already read where they are among them. */
-  async function textsOf(scope: Scope, items: readonly Ranked[], read: readonly Passage[]): Promise<string[]> {
+  /** `items` with their best-chunk texts, from the passages already read where they are among them; entries deleted meanwhile are left out. */
+  async function textsOf(scope: Scope, items: readonly Ranked[], read: readonly Passage[]): Promise<[Ranked, string][]> {
     const known = new Map(read.map((p) => [p.hit.id, p.text]));
     const missing = items.filter((r) => !known.has(r.entryId));
     if (missing.length > 0) for (const p of await passages(scope, missing, [])) known.set(p.hit.id, p.text);
-    return items.flatMap((r) => (known.has(r.entryId) ? [known.get(r.entryId)!] : []));
+    return items.flatMap((r): [Ranked, string][] => (known.has(r.entryId) ? [[r, known.get(r.entryId)!]] : []));
   }
 
   return {
@@ -291,7 +291,7 @@ export function createSearchService(deps: {
       const close = ranked.slice(0, EVIDENCE_HITS).filter((r) => r.similarity >= Math.max(SUMMARISABLE_SIMILARITY, params.threshold));
       const summarisable =
         close.length > 0 && !isVagueQuery(params.query) &&
-        (evidence.floor <= 0 || (await textsOf(scope, close, shown)).some((text) => isEvidence(evidence, text)));
+        (evidence.floor <= 0 || (await textsOf(scope, close, shown)).some(([r, text]) => isEvidence(evidence, text, r.similarity)));
       const result: SearchResult = {
         hits,
         total: ranked.length,

@@ -4,8 +4,8 @@
  * `npm run bench:answers -- --sets thresholds`). Search's fusion (domain/search/fusion.ts) maps
  * a chunk's cosine from the query language's range to [0, 1] and weighs it against BM25.
  */
-import type { Calibration, CosineRange } from '../../domain/search/port.js';
-import { MINILM_EVIDENCE_FLOORS } from './evidenceFloors.js';
+import type { Calibration, CosineRange, EvidenceGate } from '../../domain/search/port.js';
+import { MINILM_EVIDENCE_GATES } from './evidenceGates.js';
 
 /** English's range: cosines of all-MiniLM-L6-v2 mapped linearly from [0.15, 0.65] to [0, 1]. */
 const ENGLISH: CosineRange = { cosFloor: 0.15, cosCeil: 0.65 };
@@ -43,21 +43,25 @@ const MINILM_RANGES: Readonly<Record<string, CosineRange>> = {
 const MINILM_MIDDLE = new Set(['de', 'es', 'fr', 'it', 'nl', 'pt', 'ro', 'tr', 'vi', 'sv', 'da', 'no', 'fi', 'hu', 'und']);
 
 /**
- * The lexical floor of a language measured nowhere: the median of the measured languages'
- * other than English (the model knows them as little as it knows most), from the same table.
- * A query whose language is not detected (a few words) is read as English is, as its cosine is.
+ * The evidence gate of a language measured nowhere: the median floor and slope of the measured
+ * languages other than English (the model knows them as little as it knows most), from the
+ * same table. A query whose language is not detected (a few words) is read as English is, as
+ * its cosine is.
  */
-const UNMEASURED_FLOOR = median(Object.entries(MINILM_EVIDENCE_FLOORS).filter(([language]) => language !== 'en').map(([, floor]) => floor));
+const measured = Object.entries(MINILM_EVIDENCE_GATES).filter(([language]) => language !== 'en').map(([, gate]) => gate);
+const UNMEASURED_GATE: EvidenceGate = { floor: median(measured.map((g) => g.floor)), slope: median(measured.map((g) => g.slope)) };
+const NO_GATE: EvidenceGate = { floor: 0, slope: 0 };
 
 const MINILM: Calibration = {
   cosineRange: (language) => MINILM_RANGES[language] ?? ENGLISH,
   /**
-   * An answer rests on evidence: a passage whose cosine says it is close is not enough in a
-   * language the model knows badly, where unrelated texts get high cosines too; there the
-   * passage must also hold the question's informative words, as much as the table measured
-   * on XQuAD says (evidenceFloors.ts, bench/evidence.ts).
+   * An answer rests on evidence: a passage whose cosine says it is close is not enough where
+   * the model gives unrelated texts high cosines too (most languages, and English below its
+   * closest passages); there the passage must also hold the question's informative words, the
+   * less the closer it is, as the table measured on XQuAD says (evidenceGates.ts,
+   * bench/evidence.ts).
    */
-  evidenceFloor: (language) => MINILM_EVIDENCE_FLOORS[language] ?? (language === 'und' ? (MINILM_EVIDENCE_FLOORS.en ?? 0) : UNMEASURED_FLOOR),
+  evidence: (language) => MINILM_EVIDENCE_GATES[language] ?? (language === 'und' ? (MINILM_EVIDENCE_GATES.en ?? NO_GATE) : UNMEASURED_GATE),
   /**
    * all-MiniLM-L6-v2 is English-centric: measured on XQuAD (bench/quality.ts), its vectors
    * reach nDCG@10 0.96 in English, 0.73 in German and 0.06–0.2 in Chinese and Thai, so BM25

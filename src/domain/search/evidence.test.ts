@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { analyze } from '../ingestion/text/tokenize.js';
+import { coverage, EVIDENCE_SIMILARITY, evidenceQuery, isEvidence } from './evidence.js';
+
+/** A question as evidence weighs it, every word of it at idf 2 except `rare` ones at idf 6. */
+function question(text: string, language: string, gate: { floor: number; slope: number }, rare: string[] = []) {
+  const terms = analyze(text, language).terms;
+  const rareTerms = new Set(rare.flatMap((word) => analyze(word, language).terms));
+  const matches = terms.map((term, slot) => ({ term, slot, weight: 1, idf: rareTerms.has(term) ? 6 : 2 }));
+  return evidenceQuery(terms, matches, language, gate);
+}
+
+describe('evidence', () => {
+  it('weighs the question’s words but not its question words', () => {
+    // "Which institution must a pharmacy technician register with?": "hangi" (which) says what
+    // is asked, not what about; a passage holding the rest holds the whole question.
+    const asked = question('Eczane teknisyeni hangi kuruma kayıt yaptırmalıdır?', 'tr', { floor: 0.5, slope: 0 });
+    assert.ok(!asked.slots.some((s) => s.terms.includes('hangi')), JSON.stringify(asked.slots));
+    assert.equal(coverage(asked, 'Eczane teknisyeni kuruma kayıt yaptırmalıdır.'), 1);
+    assert.equal(question('Which river is the longest?', 'en', { floor: 0.5, slope: 0 }).slots.length, 2);
+  });
+
+  it('needs fewer of the question’s words the closer the passage is, by the gate’s slope', () => {
+    const asked = question('When did the Normans conquer England?', 'en', { floor: 0.8, slope: 2 }, ['normans']);
+    const passage = 'The Normans were a people of northern France.';
+    const held = coverage(asked, passage);
+    assert.equal(held, 0.6, 'Normans: 6 of the 10 the question weighs (when and did weigh nothing)');
+    assert.equal(isEvidence(asked, passage, EVIDENCE_SIMILARITY), false, 'at the threshold the floor itself');
+    assert.equal(isEvidence(asked, passage, EVIDENCE_SIMILARITY + (0.8 - held) / 2 + 0.01), true, 'close enough to make up the rest');
+    assert.equal(isEvidence(asked, 'Castles of the Loire valley.', 0.6), false, 'a passage holding none of it needs to be closer still');
+    // With no slope, closeness counts for nothing.
+    assert.equal(isEvidence({ ...asked, slope: 0 }, passage, 0.99), false);
+  });
+
+  it('lets every passage through with a floor of 0', () => {
+    const asked = question('When did the Normans conquer England?', 'en', { floor: 0, slope: 0 });
+    assert.equal(isEvidence(asked, 'Nothing in common.', EVIDENCE_SIMILARITY), true);
+  });
+});
