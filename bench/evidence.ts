@@ -22,7 +22,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/domain/search/query.js';
-import { coverage, evidenceQuery, EVIDENCE_SIMILARITY, type EvidenceQuery } from '../src/domain/search/evidence.js';
+import { questionTerms } from '../src/domain/ingestion/text/questionWords.js';
+import { COMMON_IDF, coverage, evidenceQuery, EVIDENCE_SIMILARITY, type EvidenceQuery } from '../src/domain/search/evidence.js';
 
 export interface EvidenceContext {
   langs: string[];
@@ -51,8 +52,8 @@ const SLOPES = [0, 0.5, 1, 1.5, 2, 3];
 const GOLD_BUDGET = 0.01;
 /**
  * Languages written ungated whatever their calibration says: English, where the model is
- * strong and cosine carries alone. English's calibrated gate (floor 0.6, slope 2: held-back
- * unrelated 9.4 → 4.5 %) cost documentation questions, which share far fewer words with the
+ * strong and cosine carries alone. English's calibrated gate (floor 0.6, slope 2 before
+ * COMMON_IDF: held-back unrelated 9.4 → 4.5 %) cost documentation questions, which share far fewer words with the
  * section answering them than XQuAD's questions share with their paragraph: chat's gold
  * answers on Lore's docs 89.5 → 84.2 %, on Vite's 73.5 → 70.6 % (`--sets docs,vite`). Until
  * a gate is calibrated on documentation questions too, English's is printed, not written.
@@ -71,13 +72,14 @@ interface Gate { floor: number; slope: number }
 /**
  * Candidate evidence signals of a passage for a question, each calibrated with its slopes: the
  * first is the one the server reads; `floor only` is it with no slope; `question words` weighs
- * the question's words as the gate did before they were left out; `exact` is coverage by exact
- * terms only (no PREFIX_LETTERS).
+ * the question's words as the gate did before they were left out; `common words` weighs each
+ * word at its whole idf (no COMMON_IDF); `exact` is coverage by exact terms only (no PREFIX_LETTERS).
  */
 const SIGNALS = [
   { name: 'gate', slopes: SLOPES },
   { name: 'floor only', slopes: [0] },
   { name: 'question words', slopes: SLOPES },
+  { name: 'common words', slopes: SLOPES },
   { name: 'exact', slopes: SLOPES },
 ] as const;
 type Signal = (typeof SIGNALS)[number]['name'];
@@ -98,9 +100,12 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
       // The question as the server weighs it: its words' idf in the collection (as storage's matches give them).
       const matches = terms.flatMap((term, slot) => (df.has(term) ? [{ term, slot, idf: idf(term), weight: 1 }] : []));
       const weighed = evidenceQuery(terms, matches, language, { floor: 0, slope: 0 });
-      // Every word of it, question words too.
+      // Every word of it, question words too; and every word at its idf, common ones too.
       const rarest = Math.max(1, ...matches.map((m) => m.idf));
-      const everyWord: EvidenceQuery = { ...weighed, slots: terms.map((term) => ({ terms: [term], weight: df.has(term) ? idf(term) : rarest })) };
+      const weight = (term: string) => (df.has(term) ? idf(term) : rarest);
+      const everyWord: EvidenceQuery = { ...weighed, slots: terms.map((term) => ({ terms: [term], weight: Math.max(0, weight(term) - COMMON_IDF) })) };
+      const questionWords = questionTerms(language);
+      const everyIdf: EvidenceQuery = { ...weighed, slots: terms.filter((term) => !questionWords.has(term)).map((term) => ({ terms: [term], weight: weight(term) })) };
       const hits = await ctx.search(integration, q.question, 6);
       asked.push({
         related: a % 2 === 1,
@@ -110,7 +115,7 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
           return {
             similarity: h.score_breakdown.similarity,
             gold: h.source_url === gold,
-            signals: { gate: held, 'floor only': held, 'question words': coverage(everyWord, h.raw_text), exact: coverage(weighed, h.raw_text, Infinity) },
+            signals: { gate: held, 'floor only': held, 'question words': coverage(everyWord, h.raw_text), 'common words': coverage(everyIdf, h.raw_text), exact: coverage(weighed, h.raw_text, Infinity) },
           };
         }),
       });

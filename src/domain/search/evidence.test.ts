@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyze } from '../ingestion/text/tokenize.js';
-import { coverage, EVIDENCE_SIMILARITY, evidenceQuery, isEvidence } from './evidence.js';
+import { COMMON_IDF, coverage, EVIDENCE_SIMILARITY, evidenceQuery, isEvidence } from './evidence.js';
 
-/** A question as evidence weighs it, every word of it at idf 2 except `rare` ones at idf 6. */
+/** A question as evidence weighs it, every word of it at idf 3 except `rare` ones at idf 6. */
 function question(text: string, language: string, gate: { floor: number; slope: number }, rare: string[] = []) {
   const terms = analyze(text, language).terms;
   const rareTerms = new Set(rare.flatMap((word) => analyze(word, language).terms));
-  const matches = terms.map((term, slot) => ({ term, slot, weight: 1, idf: rareTerms.has(term) ? 6 : 2 }));
+  const matches = terms.map((term, slot) => ({ term, slot, weight: 1, idf: rareTerms.has(term) ? 6 : 3 }));
   return evidenceQuery(terms, matches, language, gate);
 }
 
@@ -25,12 +25,18 @@ describe('evidence', () => {
     const asked = question('When did the Normans conquer England?', 'en', { floor: 0.8, slope: 2 }, ['normans']);
     const passage = 'The Normans were a people of northern France.';
     const held = coverage(asked, passage);
-    assert.equal(held, 0.6, 'Normans: 6 of the 10 the question weighs (when and did weigh nothing)');
+    assert.equal(held, 0.6, 'Normans: 4.5 of the 7.5 the question weighs (idf less COMMON_IDF; when and did weigh nothing)');
     assert.equal(isEvidence(asked, passage, EVIDENCE_SIMILARITY), false, 'at the threshold the floor itself');
     assert.equal(isEvidence(asked, passage, EVIDENCE_SIMILARITY + (0.8 - held) / 2 + 0.01), true, 'close enough to make up the rest');
     assert.equal(isEvidence(asked, 'Castles of the Loire valley.', 0.6), false, 'a passage holding none of it needs to be closer still');
     // With no slope, closeness counts for nothing.
     assert.equal(isEvidence({ ...asked, slope: 0 }, passage, 0.99), false);
+  });
+
+  it('weighs words in most passages nothing', () => {
+    const asked = evidenceQuery(['la', 'farmac'], [{ term: 'la', slot: 0, weight: 1, idf: COMMON_IDF - 0.5 }, { term: 'farmac', slot: 1, weight: 1, idf: 5 }], 'ro', { floor: 0.3, slope: 0 });
+    assert.equal(coverage(asked, 'la'), 0);
+    assert.equal(coverage(asked, 'farmacie'), 1);
   });
 
   it('lets every passage through with a floor of 0', () => {

@@ -4,16 +4,16 @@
  * (all-MiniLM-L6-v2): coverage + slope × (similarity − 0.4) ≥ floor. Measure again rather than edit.
  */
 export const MINILM_EVIDENCE_GATES: Readonly<Record<string, { floor: number; slope: number }>> = {
-  ar: { floor: 0.3, slope: 0 },
-  de: { floor: 0.55, slope: 3 },
-  el: { floor: 0.4, slope: 0 },
+  ar: { floor: 0.28, slope: 0 },
+  de: { floor: 0.53, slope: 3 },
+  el: { floor: 0.43, slope: 0.5 },
   en: { floor: 0, slope: 0 },
-  es: { floor: 0.5, slope: 2 },
-  hi: { floor: 0.38, slope: 0 },
+  es: { floor: 0.55, slope: 3 },
+  hi: { floor: 0.35, slope: 0 },
   ro: { floor: 0.33, slope: 0 },
-  ru: { floor: 0.5, slope: 2 },
-  th: { floor: 0.6, slope: 1 },
-  tr: { floor: 0.45, slope: 1.5 },
-  vi: { floor: 0.7, slope: 3 },
-  zh: { floor: 0.25, slope: 0.5 },
+  ru: { floor: 0.45, slope: 1.5 },
+  th: { floor: 0.63, slope: 1.5 },
+  tr: { floor: 0.43, slope: 1.5 },
+  vi: { floor: 0.55, slope: 1.5 },
+  zh: { floor: 0.28, slope: 2 },
 };
