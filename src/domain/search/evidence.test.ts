@@ -39,6 +39,14 @@ describe('evidence', () => {
     assert.equal(coverage(asked, 'farmacie'), 1);
   });
 
+  it('keeps the rarest word weighing in a collection too small for any idf to reach far', () => {
+    // Five passages: a word in one has idf 1.39, in two 0.88, in three 0.54.
+    const matches = [{ term: 'tehnician', slot: 0, weight: 1, idf: 1.39 }, { term: 'farmac', slot: 1, weight: 1, idf: 0.88 }, { term: 'la', slot: 2, weight: 1, idf: 0.54 }];
+    const asked = evidenceQuery(['tehnician', 'farmac', 'la'], matches, 'ro', { floor: 0.3, slope: 0 });
+    assert.ok(coverage(asked, 'tehnician') > 0.75, String(coverage(asked, 'tehnician')));
+    assert.equal(coverage(asked, 'la'), 0);
+  });
+
   it('lets every passage through with a floor of 0', () => {
     const asked = question('When did the Normans conquer England?', 'en', { floor: 0, slope: 0 });
     assert.equal(isEvidence(asked, 'Nothing in common.', EVIDENCE_SIMILARITY), true);

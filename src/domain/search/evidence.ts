@@ -28,7 +28,8 @@ export const EVIDENCE_SIMILARITY = 0.4;
  * A word's weight in coverage is its idf less this: a word in more than about a fifth of the
  * collections' passages (idf ≤ 1.5) weighs nothing. Most languages have no stop list in the
  * tokeniser (Romanian "la", "se", "un" stay terms), and such words, held by every passage,
- * gave any passage a tenth of a question's weight. Measured by bench/evidence.ts on XQuAD
+ * gave any passage a tenth of a question's weight. (Less where the question's rarest word's
+ * idf is under twice this: see evidenceQuery.) Measured by bench/evidence.ts on XQuAD
  * (each way calibrated on the calibration half; rows `gate` and `common words`), held-back
  * unrelated questions answered, mean of 12 languages: 17.6 % at idf, 15.2 % at idf − 1.5
  * (ro 42.9 → 31.4 %, hi 30.0 → 24.4 %), gold paragraphs as evidence within 0.1 point; 1 and
@@ -49,12 +50,15 @@ export const COMMON_IDF = 1.5;
  */
 export function evidenceQuery(terms: readonly string[], matches: readonly TermMatch[], language: string, gate: EvidenceGate): EvidenceQuery {
   const rarest = Math.max(1, ...matches.map((m) => m.idf));
+  // In a small collection no word's idf reaches far (one passage of five: 1.39): the question's
+  // rarest word keeps at least half its weight there.
+  const common = Math.min(COMMON_IDF, rarest / 2);
   const asked = questionTerms(language as Language);
   const slots = terms.flatMap((term, slot) => {
     if (asked.has(term)) return [];
     const own = matches.filter((m) => m.slot === slot);
     const idf = own.length > 0 ? Math.max(...own.map((m) => m.idf)) : rarest;
-    return [{ terms: [...new Set([term, ...own.map((m) => m.term)])], weight: Math.max(0, idf - COMMON_IDF) }];
+    return [{ terms: [...new Set([term, ...own.map((m) => m.term)])], weight: Math.max(0, idf - common) }];
   });
   return { language, floor: gate.floor, slope: gate.slope, slots };
 }
