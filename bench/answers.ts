@@ -26,7 +26,7 @@
  *
  * - `evidence`: per XQuAD language, the evidence gate (lexical floor and slope) an answer's passages must pass (./evidence.ts);
  *   `--write` writes the table the server reads (src/providers/embeddings/evidenceGates.ts);
- *   `evidence-check`: chat itself on the held-back half with the floors the server has.
+ *   `evidence-check`: chat itself on the held-back half with the gates the server has.
  *
  * - `vite`, `express`: docs that are not ours (../shared/data/docs), imported as `lore import
  *   DIR --sections` imports them (Express: one collection per language), with the questions of

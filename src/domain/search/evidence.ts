@@ -87,7 +87,12 @@ export function coverage(query: EvidenceQuery, text: string, prefixLetters = PRE
   return query.slots.reduce((sum, s) => sum + (s.terms.some(holds) ? s.weight : 0), 0) / total;
 }
 
+/** Whether a passage holding `held` of the question (its coverage) at `similarity` to it passes `gate`. */
+export function passesGate(gate: EvidenceGate, held: number, similarity: number): boolean {
+  return held + gate.slope * (similarity - EVIDENCE_SIMILARITY) >= gate.floor;
+}
+
 /** Whether a passage of `text` at `similarity` to the question is evidence for it. */
 export function isEvidence(query: EvidenceQuery, text: string, similarity: number): boolean {
-  return query.floor <= 0 || coverage(query, text) + query.slope * (similarity - EVIDENCE_SIMILARITY) >= query.floor;
+  return query.floor <= 0 || passesGate(query, coverage(query, text), similarity);
 }

@@ -55,11 +55,10 @@ const NO_GATE: EvidenceGate = { floor: 0, slope: 0 };
 const MINILM: Calibration = {
   cosineRange: (language) => MINILM_RANGES[language] ?? ENGLISH,
   /**
-   * An answer rests on evidence: a passage whose cosine says it is close is not enough where
-   * the model gives unrelated texts high cosines too (most languages, and English below its
-   * closest passages); there the passage must also hold the question's informative words, the
-   * less the closer it is, as the table measured on XQuAD says (evidenceGates.ts,
-   * bench/evidence.ts).
+   * An answer rests on evidence: a passage whose cosine says it is close is not enough in a
+   * language the model knows badly, where unrelated texts get high cosines too; there the
+   * passage must also hold the question's informative words, the less the closer it is, as the
+   * table measured on XQuAD says (evidenceGates.ts, bench/evidence.ts; English is ungated).
    */
   evidence: (language) => MINILM_EVIDENCE_GATES[language] ?? (language === 'und' ? (MINILM_EVIDENCE_GATES.en ?? NO_GATE) : UNMEASURED_GATE),
   /**
