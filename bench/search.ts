@@ -37,7 +37,6 @@
  * queries are always embedded by the model.
  */
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -52,6 +51,7 @@ import { ensureVectorIndex, vectorIndexName } from '../src/storage/migrate.js';
 import { openPostgres } from '../src/storage/postgres.js';
 import { vectorLiteral } from '../src/storage/sql.js';
 import { cachingEmbedder } from './embeddingCache.js';
+import { serveHashEmbeddings } from './hashEmbedder.js';
 import { freshDatabase, MASTER_KEY, percentile, postgresCpuSeconds, postgresMemory, serveLore, startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
 import { qrels as readQrels } from './relevance.js';
@@ -183,38 +183,7 @@ function copyingEmbedder(inner: Embedder): Embedder {
  * words hashed into 384 signed dimensions and normalised; Lore (here and `lore serve`) is
  * pointed at it through the environment it inherits.
  */
-if (values.embedder === 'hash') {
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (part: Buffer) => (body += part));
-    request.on('end', () => {
-      const { input } = JSON.parse(body) as { input: string[] };
-      const data = input.map((text, index) => ({ object: 'embedding', index, embedding: hashVector(text) }));
-      response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify({ object: 'list', data, model: 'hash-384', usage: { prompt_tokens: 0, total_tokens: 0 } }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.unref();
-  Object.assign(process.env, {
-    LORE_EMBEDDINGS: 'openai',
-    OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`,
-    OPENAI_API_KEY: 'bench',
-    LORE_EMBEDDINGS_MODEL: 'hash-384',
-    LORE_EMBEDDINGS_DIMENSIONS: '384',
-  });
-}
-
-/** A bag of words as a vector: each lowercased word adds ±1 to a dimension chosen by its hash. */
-function hashVector(text: string): number[] {
-  const v = new Array<number>(384).fill(0);
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    const h = createHash('md5').update(word).digest();
-    v[h.readUInt16LE(0) % 384]! += h[2]! & 1 ? 1 : -1;
-  }
-  const norm = Math.hypot(...v) || 1;
-  return v.map((x) => x / norm);
-}
+if (values.embedder === 'hash') await serveHashEmbeddings();
 
 const config = loadConfig({ ...process.env, LORE_LOG_LEVEL: 'silent', DATABASE_URL: undefined });
 const model = await createEmbedder(config);
