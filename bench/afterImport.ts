@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { serveHashEmbeddings } from './hashEmbedder.js';
-import { freshDatabase, percentile, serveLore, startLore } from './harness.js';
+import { freshDatabase, percentile, serveLore, serverTimings, startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
 
 const { values } = parseArgs({
@@ -64,7 +64,6 @@ for (const backend of values.backends.split(',')) {
   await lore.close();
 
   const server = await serveLore(where);
-  const stage = (timing: string, name: string) => Number(new RegExp(`${name};dur=([\\d.]+)`).exec(timing)?.[1] ?? 0);
   const took: number[] = [];
   const stages: Record<'lexical' | 'vector' | 'embed', number[]> = { lexical: [], vector: [], embed: [] };
   for (let pass = 1; pass <= 2; pass++) {
@@ -77,8 +76,8 @@ for (const backend of values.backends.split(',')) {
       if (!response.ok) throw new Error(`search: ${response.status}`);
       if (pass === 1) continue;
       took.push(performance.now() - t);
-      const timing = response.headers.get('server-timing') ?? '';
-      for (const name of ['lexical', 'vector', 'embed'] as const) stages[name].push(stage(timing, name));
+      const timings = serverTimings(response);
+      for (const name of ['lexical', 'vector', 'embed'] as const) stages[name].push(timings.get(name) ?? 0);
     }
   }
   await server.close();

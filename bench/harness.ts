@@ -109,6 +109,12 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
+/** Milliseconds of each stage a search response's `Server-Timing` header reports ("lexical;dur=2.10, …"). */
+export function serverTimings(response: Response): Map<string, number> {
+  const header = response.headers.get('server-timing') ?? '';
+  return new Map([...header.matchAll(/([\w-]+);dur=([\d.]+)/g)].map(([, stage, dur]) => [stage!, Number(dur)]));
+}
+
 /** A free TCP port on loopback (for a child server). */
 export async function freePort(): Promise<number> {
   const server = net.createServer();

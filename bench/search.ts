@@ -52,7 +52,7 @@ import { openPostgres } from '../src/storage/postgres.js';
 import { vectorLiteral } from '../src/storage/sql.js';
 import { cachingEmbedder } from './embeddingCache.js';
 import { serveHashEmbeddings } from './hashEmbedder.js';
-import { freshDatabase, MASTER_KEY, percentile, postgresCpuSeconds, postgresMemory, serveLore, startLore } from './harness.js';
+import { freshDatabase, MASTER_KEY, percentile, postgresCpuSeconds, postgresMemory, serveLore, serverTimings, startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
 import { qrels as readQrels } from './relevance.js';
 import { FORMS, forms } from './typedForms.js';
@@ -178,11 +178,7 @@ function copyingEmbedder(inner: Embedder): Embedder {
   };
 }
 
-/**
- * `--embedder hash`: an OpenAI-compatible embeddings server in this process, each text's
- * words hashed into 384 signed dimensions and normalised; Lore (here and `lore serve`) is
- * pointed at it through the environment it inherits.
- */
+// `--embedder hash`: Lore (here and `lore serve`) embeds through bench/hashEmbedder.ts's server.
 if (values.embedder === 'hash') await serveHashEmbeddings();
 
 const config = loadConfig({ ...process.env, LORE_LOG_LEVEL: 'silent', DATABASE_URL: undefined });
@@ -302,9 +298,9 @@ async function measureLore(name: string, url: string, stored: Stored, loreCpu: (
     const body = (await response.json()) as { data: { source_id: string }[] };
     times.push(performance.now() - started);
     if (!response.ok) throw new Error(`${name}: search answered ${response.status}`);
-    for (const [, stage, dur] of (response.headers.get('server-timing') ?? '').matchAll(/([\w-]+);dur=([\d.]+)/g)) {
-      if (!stages.has(stage!)) stages.set(stage!, []);
-      stages.get(stage!)!.push(Number(dur));
+    for (const [stage, dur] of serverTimings(response)) {
+      if (!stages.has(stage)) stages.set(stage, []);
+      stages.get(stage)!.push(dur);
     }
     scores.push(ndcg(c._id, body.data.map((h) => h.source_id)));
   }
