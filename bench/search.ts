@@ -276,7 +276,8 @@ interface Row {
   /** CPU milliseconds per search under load: Lore's process, and PostgreSQL's. */
   cpu?: { lore: number; db: number };
   ndcg: number;
-  stages?: Record<string, number>;
+  /** Each stage's 1-client median and p95 (ms). */
+  stages?: Record<string, { p50: number; p95: number }>;
   loreRss?: number;
   dbRss?: number;
   sizes?: Sizes;
@@ -322,7 +323,7 @@ async function measureLore(name: string, url: string, stored: Stored, loreCpu: (
     load: { ...stats(loaded.latencies), rps: loaded.latencies.length / seconds, failures: loaded.failures },
     cpu: { lore: perSearch(loreCpu() - cpuBefore.lore), db: perSearch(postgresCpuSeconds() - cpuBefore.db) },
     ndcg: scores.reduce((a, b) => a + b, 0) / scores.length,
-    stages: Object.fromEntries([...stages].map(([stage, xs]) => [stage, median(xs)])),
+    stages: Object.fromEntries([...stages].map(([stage, xs]) => [stage, { p50: median(xs), p95: percentile([...xs].sort((a, b) => a - b), 95) }])),
   };
 }
 
@@ -488,7 +489,7 @@ const widths = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.l
 for (const line of [head, ...table]) console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
 console.log('');
 for (const r of rows) {
-  if (r.stages) console.log(`${r.name} stages, 1 client medians (ms): ${Object.entries(r.stages).map(([s, ms]) => `${s} ${ms.toFixed(1)}`).join(', ')}`);
+  if (r.stages) console.log(`${r.name} stages, 1 client p50 / p95 (ms): ${Object.entries(r.stages).map(([s, ms]) => `${s} ${ms.p50.toFixed(1)} / ${ms.p95.toFixed(1)}`).join(', ')}`);
   if (r.sizes) {
     const per = (bytes: number) => `${(bytes / r.chunks).toFixed(0)} B`;
     console.log(`${r.name} on disk per chunk: vectors ${per(r.sizes.vectors)}, postings ${per(r.sizes.postings)}, text ${per(r.sizes.text)}, database ${per(r.sizes.total)}`);

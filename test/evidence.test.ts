@@ -53,7 +53,8 @@ for (const backend of backends()) for (const { language, name, fixture: question
         const closest = found.data.filter((hit: { score_breakdown: { similarity: number } }) => hit.score_breakdown.similarity >= 0.4).slice(0, 3).map((hit: { source_url: string }) => hit.source_url);
         assert.deepEqual(reply.related?.map((page) => page.url), closest, `${question}: the closest pages`);
         const summary = await server.call('GET', `/api/v1/integrations/${integration}/summarise?stream=false&query=${encodeURIComponent(question)}`, { token });
-        assert.deepEqual([summary.status, summary.body.has_relevant_results], [200, false], question);
+        assert.deepEqual([summary.status, summary.body.has_relevant_results, summary.body.summary], [200, false, ''], question);
+        assert.deepEqual(summary.body.related?.map((page: { url: string }) => page.url), closest, `${question}: the summary offers the closest pages`);
       }
     });
 
@@ -64,6 +65,8 @@ for (const backend of backends()) for (const { language, name, fixture: question
         assert.ok(reply.text.includes(question.answer), reply.text);
         assert.deepEqual(reply.cited, [`https://xquad.example/${language}/${question.paragraph}`]);
         assert.equal(reply.related, undefined, 'an answer offers no closest pages');
+        const summary = await server.call('GET', `/api/v1/integrations/${integration}/summarise?stream=false&query=${encodeURIComponent(question.text)}`, { token });
+        assert.deepEqual([summary.body.has_relevant_results, summary.body.related], [true, undefined], question.text);
       }
     });
   });

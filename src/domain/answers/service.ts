@@ -193,7 +193,7 @@ export function createAnswerService(deps: {
    */
   async function summary(scope: Scope, { passages, closest }: Retrieved, messageId: string, params: Pick<SummariseParams, 'query' | 'locale'>, signal: AbortSignal): Promise<AnswerStream> {
     if (passages.length === 0) {
-      return { relevant: false, passages, closest, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}) };
+      return { relevant: false, passages, closest, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}, relatedPages(closest)) };
     }
     const reservation = await credits.reserveCredit(scope);
     if (reservation === null) throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.');

@@ -16,6 +16,13 @@ import { disconnectSignal, sendEvents } from '../sse.js';
 
 const MAX_MESSAGE = 4_000;
 
+/**
+ * When the documentation does not cover the question: the closest pages search found, offered
+ * as links (the `related` event). An addition to SPEC's shapes, in summaries and chat.
+ */
+const Related = Type.Array(Type.Object({ title: Type.String(), url: Type.String() }), {
+  description: 'When the documentation does not cover the question: the closest pages search found, offered as links (not cited; the reply says it found no answer).',
+});
 /** The sources an answer cites, numbered as its text cites them ([1] is the first cited). */
 const References = Type.Array(Type.Object({ ref: Type.Integer(), title: Type.String(), url: Type.String() }));
 export const SummaryResponse = Type.Object({
@@ -23,6 +30,7 @@ export const SummaryResponse = Type.Object({
   summary: Type.String(),
   references: References,
   data: Type.Array(Type.Object({ id: Type.String(), title: Type.Union([Type.String(), Type.Null()]), raw_text: Type.String() })),
+  related: Type.Optional(Related),
 });
 export const ChatBody = Type.Object({
   message: Type.String({ minLength: 1, maxLength: MAX_MESSAGE }),
@@ -34,11 +42,7 @@ export const ChatBody = Type.Object({
   context: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 20 }), Type.Literal(false)])),
 });
 const MAX_CONTEXT_BYTES = 4_096;
-// `references` as in summarise (DESIGN.md): an addition to SPEC's `{conversation_id, message}`;
-// and, when the documentation does not cover the question, the closest pages (the `related` event).
-const Related = Type.Array(Type.Object({ title: Type.String(), url: Type.String() }), {
-  description: 'When the documentation does not cover the question: the closest pages search found, offered as links (not cited; the reply says it found no answer).',
-});
+// `references` as in summarise (DESIGN.md): an addition to SPEC's `{conversation_id, message}`.
 export const ChatResponse = Type.Object({ conversation_id: Type.String(), message: Type.String(), references: References, related: Type.Optional(Related) });
 const PaymentRequired = Type.Object({ message: Type.String(), data: Type.Optional(Type.Array(Type.Object({ ...Entry.properties }, { additionalProperties: true }))) });
 export const failures = { 402: PaymentRequired, 403: Message, 502: Message, 503: Message, ...errorResponses };
@@ -54,12 +58,13 @@ export async function respondSummary(answers: AnswerService, request: FastifyReq
   const answer = await answers.summarise(request.scope, integrationId, params, disconnectSignal(reply));
   const events = params.format === 'html' ? asHtml(answer.events) : answer.events;
   if (params.stream) return sendEvents(request, reply, events);
-  const { text, references } = await collect(events);
+  const { text, references, related } = await collect(events);
   return {
     has_relevant_results: answer.relevant,
     summary: text,
     references,
     data: answer.passages.map((p) => ({ id: p.hit.id, title: p.hit.title, raw_text: p.hit.raw_text })),
+    ...(related.length > 0 && { related }),
   };
 }
 

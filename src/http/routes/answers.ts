@@ -16,7 +16,8 @@ export function answerRoutes(app: App): void {
       summary: 'AI summary of what the integration’s content says about a query',
       description:
         'Query parameters: query (required), threshold (0..1, default 0.4), stream (default true: Server-Sent Events), ' +
-        'format (markdown | html; html is sanitised, and streamed block by block), locale (answer language).',
+        'format (markdown | html; html is sanitised, and streamed block by block), locale (answer language). ' +
+        'When nothing relevant is found, a `related` event (`related` in JSON) lists the closest pages as links.',
       params: Params,
       querystring: AnalyticsFlag,
       response: { 200: SummaryResponse, ...failures },
