@@ -24,7 +24,8 @@
  *   the top 6 at or above it) and what it lets through (questions whose article is left out
  *   of the collection, answered), at 0.20–0.40 (see thresholdsSet).
  *
- * - `evidence`: per XQuAD language, the evidence gate (lexical floor and slope) an answer's passages must pass (./evidence.ts);
+ * - `evidence`: per XQuAD language, the evidence gate (lexical floor and slope) an answer's passages must pass (./evidence.ts),
+ *   English's also held to the docs, Vite and Express (English) questions;
  *   `--write` writes the table the server reads (src/providers/embeddings/evidenceGates.ts);
  *   `evidence-check`: chat itself on the held-back half with the gates the server has.
  *
@@ -59,8 +60,8 @@ import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
 import { askByChatAndSummarise } from './askQuestions.js';
 import { jsonl } from './jsonl.js';
 import { thirdPartySet } from './thirdPartyAnswers.js';
-import { evidenceCheck, evidenceSet, xquadArticle } from './evidence.js';
-import { DOCS_ROOT } from './thirdPartyDocs.js';
+import { evidenceCheck, evidenceSet, xquadArticle, type DocsSet } from './evidence.js';
+import { docsFolders, DOCS_ROOT, folderEntries, sameUrl, sourceUrl, type DocsQuestion } from './thirdPartyDocs.js';
 
 const { values } = parseArgs({
   options: {
@@ -134,6 +135,7 @@ if (sets.includes('evidence')) {
       const rows = await container.db.query<{ term: string; df: number }>('SELECT term, df FROM collection_terms WHERE collection_id = $1', [collection]);
       return { chunks: stats?.chunks ?? 0, df: new Map(rows.map((r) => [r.term, r.df])) };
     },
+    documentation: async (lang) => (lang === 'en' ? englishDocs() : []),
     write: values.write ? path.resolve('src/providers/embeddings/evidenceGates.ts') : undefined,
   });
 }
@@ -244,6 +246,25 @@ async function xquadIntegration(name: string, lang: string, paragraphs: readonly
   return lore.integrationOver(name, entries, 'chatbot');
 }
 
+/**
+ * English documentation for the evidence calibration: Lore's docs, Vite's and Express's (English),
+ * each one entry per section as `lore import --sections` makes them, with their questions.
+ */
+async function englishDocs(): Promise<DocsSet[]> {
+  const base = 'https://lore.test';
+  const sets: DocsSet[] = [];
+  const own = jsonl<DocsQuestion>(values['docs-questions']);
+  const docs = await lore.integrationOver('evidence-docs', await loreDocEntries(base), 'chatbot');
+  sets.push({ name: "Lore's docs", integration: docs, questions: own.map((q) => ({ question: q.question, isGold: (u) => q.sources.some((s) => u === docEntryUrl(base, s)) })) });
+  for (const set of ['vite', 'express'] as const) {
+    const folder = docsFolders(set, values['third-party-docs']).find((f) => f.lang === 'en')!;
+    const integration = await lore.integrationOver(`evidence-${set}`, await folderEntries(folder.dir, folder.baseUrl), 'chatbot');
+    const questions = jsonl<DocsQuestion>(path.resolve(`bench/data/${set}-qa.jsonl`)).filter((q) => (q.lang ?? 'en') === 'en');
+    sets.push({ name: folder.name, integration, questions: questions.map((q) => ({ question: q.question, isGold: (u) => q.sources.some((s) => sameUrl(u, sourceUrl(folder.baseUrl, s))) })) });
+  }
+  return sets;
+}
+
 /** A chatbot integration over the paragraphs of a language's articles whose number passes `keep`. */
 function xquadArticlesIntegration(name: string, lang: string, keep: (article: number) => boolean): Promise<string> {
   return xquadIntegration(name, lang, xquadParagraphs(lang).filter((p) => keep(xquadArticle(p._id))));
@@ -294,7 +315,6 @@ function shortUrl(base: string, url: string): string {
   return path.startsWith('#') || path === '' ? `README.md${path}` : path.replace(/^([^#]+)/, '$1.md');
 }
 
-interface DocsQuestion { question: string; gold: string[]; sources: string[]; kind: string; type: string }
 interface DocsAnswer { q: DocsQuestion; text: string; urls: string[]; gold: boolean; cited: boolean; failed: Rule[]; retrieved?: number }
 
 /** The docs set: Lore's docs as the demo holds them, every question by chat and by summarise. */

@@ -1,6 +1,7 @@
 /**
  * Answers rest on evidence in every language (docs/ANSWERS.md, "Evidence"): in Turkish and
- * Vietnamese, which the bundled model knows badly, questions on articles the collection lacks
+ * Vietnamese, which the bundled model knows badly, and in English, where it knows well but not
+ * well enough, questions on articles the collection lacks
  * find passages close by their cosine alone (similarity ≥ 0.4); chat says, in the question's
  * language, that the documentation does not cover them, summarise finds nothing relevant and
  * search does not call them summarisable, while a question the collection answers is answered
@@ -14,6 +15,7 @@ import { backends, startServer, type TestServer } from './helpers.js';
 type Fixture = { paragraphs: { id: string; text: string }[]; related: { paragraph: string; text: string; answer: string }[]; unrelated: string[] };
 const fixture = (language: string): Fixture => JSON.parse(readFileSync(new URL(`./fixtures/xquad-${language}-evidence.json`, import.meta.url), 'utf8'));
 const LANGUAGES = [
+  { language: 'en', name: 'English', fixture: fixture('en'), notCovered: 'Sorry, I could not find an answer to that in our documentation.' },
   { language: 'tr', name: 'Turkish', fixture: fixture('tr'), notCovered: 'Üzgünüm, belgelerimizde bunun bir yanıtını bulamadım.' },
   { language: 'vi', name: 'Vietnamese', fixture: fixture('vi'), notCovered: 'Xin lỗi, tôi không tìm thấy câu trả lời cho câu hỏi này trong tài liệu của chúng tôi.' },
 ];

@@ -7,7 +7,7 @@ export const MINILM_EVIDENCE_GATES: Readonly<Record<string, { floor: number; slo
   ar: { floor: 0.28, slope: 0 },
   de: { floor: 0.53, slope: 3 },
   el: { floor: 0.43, slope: 0.5 },
-  en: { floor: 0, slope: 0 },
+  en: { floor: 0.4, slope: 3 },
   es: { floor: 0.55, slope: 3 },
   hi: { floor: 0.35, slope: 0 },
   ro: { floor: 0.33, slope: 0 },
