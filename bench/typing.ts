@@ -123,11 +123,22 @@ const corpus = (file: string): EntryInput[] => jsonl<Doc>(file).map((d) => ({ so
 /**
  * Section headings of Markdown files as queries, each judged by the file it heads (source ids
  * are `FILE#anchor`). Left out: the text before the first section, headings of one word or
- * under 4 characters, headings that are code only, and headings written in more than one file
- * (whichever file ranks first, the other is missed: that measures the docs, not typing).
+ * under 4 characters, headings that are code only, and headings written in more than one file,
+ * a page's title counting as a heading of its file ("Command Line Interface" is guide/cli.md's
+ * title and a section of guide/index.md: whichever file ranks first, the other is missed, which
+ * measures the docs, not typing).
  */
 function headingQueries(files: { relative: string; markdown: string }[]): Judged[] {
   const byText = new Map<string, Judged[]>();
+  // Where each heading is written, a page's own title (its first heading) included.
+  const writtenIn = new Map<string, Set<string>>();
+  for (const { relative, markdown } of files) {
+    for (const section of markdownSections(markdown)) {
+      if (section.title === null) continue;
+      const key = section.title.toLowerCase();
+      writtenIn.set(key, (writtenIn.get(key) ?? new Set()).add(relative));
+    }
+  }
   for (const { relative, markdown } of files) {
     for (const section of markdownSections(markdown)) {
       const heading = section.title;
@@ -139,7 +150,7 @@ function headingQueries(files: { relative: string; markdown: string }[]): Judged
       byText.set(heading.toLowerCase(), same);
     }
   }
-  return sample([...byText.values()].filter((same) => same.length === 1).flat());
+  return sample([...byText.entries()].filter(([key, same]) => same.length === 1 && writtenIn.get(key)!.size === 1).flatMap(([, same]) => same));
 }
 
 const fileOf = (sourceId: string) => sourceId.split('#', 1)[0]!;
