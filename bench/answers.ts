@@ -61,7 +61,7 @@ import { askByChatAndSummarise } from './askQuestions.js';
 import { jsonl } from './jsonl.js';
 import { thirdPartySet } from './thirdPartyAnswers.js';
 import { evidenceCheck, evidenceSet, xquadArticle, type DocsSet } from './evidence.js';
-import { docsFolders, DOCS_ROOT, folderEntries, sameUrl, sourceUrl, type DocsQuestion } from './thirdPartyDocs.js';
+import { docsFolders, DOCS_ROOT, folderEntries, isSourceOf, type DocsQuestion } from './thirdPartyDocs.js';
 
 const { values } = parseArgs({
   options: {
@@ -260,7 +260,7 @@ async function englishDocs(): Promise<DocsSet[]> {
     const folder = docsFolders(set, values['third-party-docs']).find((f) => f.lang === 'en')!;
     const integration = await lore.integrationOver(`evidence-${set}`, await folderEntries(folder.dir, folder.baseUrl), 'chatbot');
     const questions = jsonl<DocsQuestion>(path.resolve(`bench/data/${set}-qa.jsonl`)).filter((q) => (q.lang ?? 'en') === 'en');
-    sets.push({ name: folder.name, integration, questions: questions.map((q) => ({ question: q.question, isGold: (u) => q.sources.some((s) => sameUrl(u, sourceUrl(folder.baseUrl, s))) })) });
+    sets.push({ name: folder.name, integration, questions: questions.map((q) => ({ question: q.question, isGold: (u) => isSourceOf(q, folder.baseUrl, u) })) });
   }
   return sets;
 }

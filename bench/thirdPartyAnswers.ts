@@ -18,7 +18,7 @@ import { listFolder } from '../src/importers/folder.js';
 import type { startLore } from './harness.js';
 import { jsonl } from './jsonl.js';
 import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
-import { containsGold, docsFolders, folderEntries, sameUrl, sourceUrl, type DocsFolder, type DocsQuestion } from './thirdPartyDocs.js';
+import { containsGold, docsFolders, folderEntries, isSourceOf, type DocsFolder, type DocsQuestion } from './thirdPartyDocs.js';
 
 type Lore = Awaited<ReturnType<typeof startLore>>;
 type Route = 'chat' | 'summarise';
@@ -56,7 +56,7 @@ async function askFolder(lore: Lore, folder: DocsFolder, questions: readonly Doc
     text,
     urls,
     gold: q.gold.some((g) => containsGold(text, g, folder.lang)),
-    cited: urls.some((u) => q.sources.some((s) => sameUrl(u, sourceUrl(folder.baseUrl, s)))),
+    cited: urls.some((u) => isSourceOf(q, folder.baseUrl, u)),
     failed: proseFailures(text, headings),
     lost: !q.gold.some((g) => q.sources.some((s) => containsGold(texts.get(s) ?? '', g, folder.lang))),
   });

@@ -71,6 +71,11 @@ export function sourceUrl(baseUrl: string, source: string): string {
   return at < 0 ? fileUrl(baseUrl, source) : `${fileUrl(baseUrl, source.slice(0, at))}${source.slice(at)}`;
 }
 
+/** Whether `url` (cited or retrieved) is one of `q`'s sources as imported under `baseUrl`. */
+export function isSourceOf(q: Pick<DocsQuestion, 'sources'>, baseUrl: string, url: string): boolean {
+  return q.sources.some((s) => sameUrl(url, sourceUrl(baseUrl, s)));
+}
+
 /** URLs compared as a reader's browser would: percent-encoding undone, so `#wie-gehe-…` and its encoded form match. */
 export const sameUrl = (a: string, b: string) => {
   const decode = (u: string) => { try { return decodeURI(u); } catch { return u; } };

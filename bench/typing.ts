@@ -129,28 +129,22 @@ const corpus = (file: string): EntryInput[] => jsonl<Doc>(file).map((d) => ({ so
  * measures the docs, not typing).
  */
 function headingQueries(files: { relative: string; markdown: string }[]): Judged[] {
-  const byText = new Map<string, Judged[]>();
-  // Where each heading is written, a page's own title (its first heading) included.
+  // A query for each heading's first section, and the files each heading is written in (a page's title too).
+  const first = new Map<string, Judged>();
   const writtenIn = new Map<string, Set<string>>();
   for (const { relative, markdown } of files) {
     for (const section of markdownSections(markdown)) {
-      if (section.title === null) continue;
-      const key = section.title.toLowerCase();
-      writtenIn.set(key, (writtenIn.get(key) ?? new Set()).add(relative));
-    }
-  }
-  for (const { relative, markdown } of files) {
-    for (const section of markdownSections(markdown)) {
       const heading = section.title;
-      if (section.slug === '' || heading === null || heading.length < 4 || heading.split(/\s+/).length < 2) continue;
+      if (heading === null) continue;
+      const key = heading.toLowerCase();
+      writtenIn.set(key, (writtenIn.get(key) ?? new Set()).add(relative));
+      if (first.has(key) || section.slug === '' || heading.length < 4 || heading.split(/\s+/).length < 2) continue;
       const written = section.text.split('\n', 1)[0]!.replace(/^#+\s*|\s*\{#[\w-]+\}\s*$/g, '');
       if (!/\p{L}/u.test(written.replace(/`[^`]*`/g, ''))) continue;
-      const same = byText.get(heading.toLowerCase()) ?? [];
-      if (!same.some((q) => q.relevant.has(relative))) same.push({ id: `${relative}#${section.slug}`, text: heading, relevant: new Map([[relative, 1]]) });
-      byText.set(heading.toLowerCase(), same);
+      first.set(key, { id: `${relative}#${section.slug}`, text: heading, relevant: new Map([[relative, 1]]) });
     }
   }
-  return sample([...byText.entries()].filter(([key, same]) => same.length === 1 && writtenIn.get(key)!.size === 1).flatMap(([, same]) => same));
+  return sample([...first].filter(([key]) => writtenIn.get(key)!.size === 1).map(([, query]) => query));
 }
 
 const fileOf = (sourceId: string) => sourceId.split('#', 1)[0]!;
