@@ -501,5 +501,35 @@ describe('extractive answers on Markdown documentation', () => {
     assert.ok(text.includes("app.decorateRequest('user', null)"), text);
     assert.ok(!text.includes('Bad example') && !text.includes('anti-pattern'), text);
   });
+
+  it('answers "What replaces X?" with the sentence saying what to use instead, not one saying what was once used instead (regression: Express docs)', async () => {
+    const section = (sentence: string) =>
+      [
+        '### app.del()',
+        '',
+        `Express 5 no longer supports the \`app.del()\` function. If you use this function, an error is thrown. ${sentence}`,
+        '',
+        'Initially, `del` was used instead of `delete`, because `delete` is a reserved keyword in JavaScript.',
+      ].join('\n');
+    const other = '### res.sendfile()\n\nThe `res.sendfile()` function has been replaced by a camel-cased version `res.sendFile()` in Express 5.';
+    const en = await ask('What replaces app.del() in Express 5?', section('For registering HTTP DELETE routes, use the `app.delete()` function instead.'), other);
+    assert.ok(en.includes('`app.delete()` function instead [1]'), en);
+    const es = await ask('¿Qué reemplaza a app.del() en Express 5?', section('Para registrar rutas HTTP DELETE, utilice la función `app.delete()` en su lugar.'), other);
+    assert.ok(es.includes('`app.delete()` en su lugar [1]'), es);
+  });
+
+  it('brings the outline of a list too long to bring whole after the sentence introducing it (regression: Vite docs)', async () => {
+    const doc = [
+      '## The Why',
+      '',
+      'This is Vite performing what we call "dependency pre-bundling". This process serves two purposes:',
+      '',
+      `1. **CommonJS and UMD compatibility:** During development, Vite serves all code as native ESM. ${'Therefore, Vite must convert dependencies that are shipped as CommonJS or UMD into ESM first. '.repeat(6)}`,
+      '',
+      `2. **Performance:** Vite converts ESM dependencies with many internal modules into a single module. ${'Some packages ship their ES modules builds as many separate files importing one another. '.repeat(6)}`,
+    ].join('\n');
+    const text = await ask('Why does Vite pre-bundle dependencies with this process?', doc);
+    assert.match(text, /This process serves two purposes \[1\]:\n\n1\. \*\*CommonJS and UMD compatibility:\*\* During development, Vite serves all code as native ESM\.\n2\. \*\*Performance:\*\* Vite converts ESM dependencies with many internal modules into a single module\.$/, text);
+  });
 });
 

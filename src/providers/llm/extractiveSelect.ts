@@ -178,6 +178,18 @@ const ENUMERATION_QUESTION =
 /** Items of an outline (a list too long to bring whole) and how long each item's lead may be. */
 const OUTLINE_ITEMS = 10;
 const OUTLINE_LEAD_CHARS = 150;
+/**
+ * Questions asking what replaces something ("What replaces app.del() in Express 5?", "Was
+ * ersetzt …?", "¿Qué reemplaza …?"): migration guides answer them with the sentence that says
+ * what to use instead, which shares few of the question's words ("For registering HTTP DELETE
+ * routes, use the `app.delete()` function instead").
+ */
+const REPLACEMENT_QUESTION = /\b(?:replace[sd]?|replacement|instead of|alternative to|in place of|successor)\b|ersetzt|\bersatz|stattdessen|\bstatt\b|reemplaz|en lugar de|en vez de|sustitu|remplac|à la place|代わり|替代|取代|代替/iu;
+/** A sentence saying what to use instead (not one telling what was once used instead: "`del` was used instead of `delete`"). */
+const REPLACES =
+  /\b(?:use|call|register|pass|set|import|install|switch to|migrate to)\b(?:[^.]|\.(?=\S))*\binstead\b|\binstead,?\s+(?:use|call)\b|\breplaced (?:by|with)\b|\bin favou?r of\b|\bsuperseded by\b|stattdessen|ersetzt (?:durch|mit)|zugunsten|en su lugar|reemplazad[ao]s? (?:por|con)|remplacée? par|à la place|代わりに|改用|替代|取代/iu;
+/** What a sentence saying what to use instead gains, times how well its headings name the question (it seldom repeats the question's words). */
+const REPLACEMENT_SHARE = 2;
 /** English yes/no questions ("Can I …?", "Does Lore …?", "Is there …?"). */
 const YESNO_QUESTION = /^\s*(?:can|could|does|do|is|are|will|should|must|may)\s+(?!\S+\s+(?:mean|stand)\b)/i;
 const DIGIT = /\p{Nd}/u;
@@ -612,6 +624,7 @@ function score(question: string, asked: string, units: Unit[]): void {
   const subject = DEFINITION_QUESTION.exec(asked)?.[1]?.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const definition = subject ? new RegExp(`^(?:an?\\s+|the\\s+)?${subject}\\s+(?:is|are|was|were)\\b`, 'i') : null;
   const howto = HOWTO_QUESTION.test(asked);
+  const replacement = REPLACEMENT_QUESTION.test(asked);
   // Sentences take context from their neighbours; rows and items are facts of their own, and
   // so is an instruction: a how-to is answered by what the unit itself says to do.
   const neighbour = (u: Unit, v: Unit | undefined) => (v?.rank === u.rank && v.kind === 'sentence' ? v.coverage : 0);
@@ -626,7 +639,8 @@ function score(question: string, asked: string, units: Unit[]): void {
       (RANK_BONUS[u.rank] ?? 0) +
       u.prior +
       (numeric && u.coverage > 0 && DIGIT.test(u.text) ? NUMERIC_BONUS : 0) +
-      (u.defines ? DEFINITION_BONUS : 0) -
+      (u.defines ? DEFINITION_BONUS : 0) +
+      (replacement && REPLACES.test(u.text) ? REPLACEMENT_SHARE * u.headingCoverage : 0) -
       lengthPenalty(u.text);
   }
 }
@@ -702,6 +716,16 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
       brought = next;
       continue;
     }
+    // A list too long to bring whole comes as its outline: each top item's lead ("This process
+    // serves two purposes: 1. **CommonJS and UMD compatibility:** … 2. **Performance:** …").
+    const outline = wanted && next?.kind === 'list' && brought === null && !attached.has(`${u.ref}:${u.block + 1}`) ? outlineOf(next, u.language) : null;
+    if (outline && next?.kind === 'list') {
+      out.push({ kind: 'sentences', ref: u.ref, sentences });
+      out.push({ kind: 'items', ref: u.ref, items: outline, ordered: next.ordered, cited: false });
+      attached.add(`${u.ref}:${u.block + 1}`);
+      brought = next;
+      continue;
+    }
     if (introduces) sentences[sentences.length - 1] = fullStop(last);
     out.push({ kind: 'sentences', ref: u.ref, sentences });
   }
@@ -725,6 +749,14 @@ function small(block: Block): boolean {
   if (block.kind === 'list') return block.items.length <= SMALL_LINES && block.items.reduce((n, it) => n + it.text.length, 0) <= SMALL_CHARS;
   if (block.kind === 'table') return block.rows.length <= SMALL_LINES;
   return false;
+}
+
+/** The leads of a list's top items when they are few and short enough to quote (see `lead`), else null. */
+function outlineOf(block: Block & { kind: 'list' }, language: string): string[] | null {
+  const top = block.items.filter((it) => it.depth === 0);
+  if (top.length < 2 || top.length > OUTLINE_ITEMS) return null;
+  const leads = top.map((it) => lead(it.text, language));
+  return itemsFit(leads) ? leads : null;
 }
 
 /** Whether items are few and short enough to bring whole. */
