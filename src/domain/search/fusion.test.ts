@@ -30,6 +30,14 @@ describe('fusion: headings', () => {
     assert.deepEqual(fuse(found, 'vector', 0).map((r) => r.entryId), ['e2', 'e1']);
   });
 
+  it('names the query better with its words in its order: "Generating Preload Directives" before "Preload Directives Generation"', () => {
+    const query = matchesOf('Generating Preload Directives');
+    const found = scoring([chunk(1, 'Preload Directives Generation', 4, 0.8), chunk(2, 'Generating Preload Directives', 4, 0.8)], [], 3, query, 'en', calibration, true);
+    assert.equal(found.headings.get('Generating Preload Directives'), 1);
+    assert.ok(found.headings.get('Preload Directives Generation')! < 1);
+    assert.deepEqual(fuse(found, 'hybrid', 0).map((r) => r.entryId), ['e2', 'e1']);
+  });
+
   it('leaves chunks without headings as they were', () => {
     const found = scoring([chunk(1, null, 2, 0.5), chunk(2, null, 4, 0.5)], [], 2, matches, 'en', calibration, true);
     assert.equal(found.headings.size, 0);
