@@ -74,4 +74,10 @@ describe('analyseQuery', () => {
     // Only undetermined text to search: no language says "the" is a stop word.
     assert.deepEqual((await analyseQuery('The Origins', async () => ['und'])).terms, ['the', 'origin']);
   });
+
+  it('counts a word read in several languages once: "Page actions" is two words, whatever its variants', async () => {
+    const { terms, words } = await analyseQuery('Page actions', async () => ['en', 'fr', 'und']);
+    assert.ok(terms.length > 2, terms.join());
+    assert.equal(words, 2);
+  });
 });

@@ -11,9 +11,11 @@ import type { LooseMatching, MistypeableTerm } from './port.js';
  * searches skip that statement), so stems match however the documents were stemmed. Read
  * as undetermined ('und': a code-only chunk's language), it keeps no word that another of
  * those languages stops ("The Origins" would otherwise search for "the"). The language is
- * the detected one, else the collections' only one besides 'und', else 'und'.
+ * the detected one, else the collections' only one besides 'und', else 'und'. `words`: how
+ * many words the query has as its languages read it (the most terms one of them gives): read
+ * in several languages, a word's variants ("page", "pag") are terms of their own but one word.
  */
-export async function analyseQuery(query: string, collectionLanguages: () => Promise<string[]>): Promise<{ terms: string[]; language: string }> {
+export async function analyseQuery(query: string, collectionLanguages: () => Promise<string[]>): Promise<{ terms: string[]; language: string; words: number }> {
   const detected = detectLanguage(query);
   const languages = detected !== 'und' ? [detected] : await collectionLanguages();
   const analysed = languages.length > 0 ? languages : ['und'];
@@ -22,9 +24,11 @@ export async function analyseQuery(query: string, collectionLanguages: () => Pro
     const { terms } = analyze(query, lang);
     return lang === 'und' && named.length > 0 ? terms.filter((term) => !named.some((other) => isStopWord(term, other))) : terms;
   };
+  const read = analysed.map(termsIn);
   return {
-    terms: [...new Set(analysed.flatMap(termsIn))],
+    terms: [...new Set(read.flat())],
     language: detected !== 'und' ? detected : named.length === 1 ? named[0]! : 'und',
+    words: Math.max(0, ...read.map((terms) => new Set(terms).size)),
   };
 }
 

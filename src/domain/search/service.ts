@@ -183,7 +183,7 @@ export function createSearchService(deps: {
     // The query is embedded from the start, beside the lexical pass, which does not need it.
     const embedding = options.embedding ?? embedQuery(query);
     embedding.catch(() => {}); // awaited by storage; a failure must not go unhandled meanwhile
-    const { terms, language } = await analyseQuery(query, () => (collectionIds.length ? search.languages(scope, collectionIds) : Promise.resolve([])));
+    const { terms, language, words } = await analyseQuery(query, () => (collectionIds.length ? search.languages(scope, collectionIds) : Promise.resolve([])));
     const lexical = options.lexical !== false;
     const loose = lexical ? looseMatching(query, terms, language, { typing: options.typing ?? false, typos: options.typos ?? true }) : undefined;
     options.lap?.('terms');
@@ -198,7 +198,8 @@ export function createSearchService(deps: {
       lap: options.lap,
       completeness: options.completeness,
     });
-    const slots = terms.length + (loose?.prefix?.slot === terms.length ? 1 : 0);
+    // The BM25 normaliser counts the query's words, not their variants in each language read (fusion.ts unknownSlotsWeight).
+    const slots = words + (loose?.prefix?.slot === terms.length ? 1 : 0);
     // Snippets mark what matched: the query's terms, and the terms a prefix or typo matched.
     return {
       found: scoring(chunks, terms, slots, matches, language, calibration, options.headings ?? false),
