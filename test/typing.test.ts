@@ -17,6 +17,7 @@ const ARTICLES = [
   { source_id: 'gene', title: 'Genes', raw_text: 'The p53 gene and the max_len setting of the sequencer.' },
   { source_id: 'reset', title: 'Account access', raw_text: 'Open Settings, then Security, and choose Reset password. A reset link arrives by e-mail within five minutes.' },
   { source_id: 'zh', title: '数据库', raw_text: '数据库备份每天运行一次。' },
+  { source_id: 'ar', title: 'المكتبة', raw_text: 'تقع المدينة على ضفاف النهر، وفيها مكتبة كبيرة مفتوحة كل يوم.' },
 ];
 
 interface Hit { source_id: string; snippet: string; score_breakdown: { bm25: number; similarity: number } }
@@ -51,6 +52,13 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await lexical('histor')), ['invoices']); // "history" is indexed as "histori"
       // A word typed past its stem: "listin(g)" begins no term, but "list" ("listed") begins it.
       assert.deepEqual(ids(await lexical('listin')), ['invoices']);
+    });
+
+    it('reads an Arabic word being typed without its article, as its terms are stemmed ("المدي" begins "مدين")', async () => {
+      const hits = await lexical('المدي');
+      assert.deepEqual(ids(hits), ['ar']);
+      assert.match(hits[0]!.snippet, /<mark>المدينة<\/mark>/);
+      assert.deepEqual(ids(await lexical('والمدي')), ['ar']);
     });
 
     it('does not expand a word followed by a space, nor a single letter', async () => {

@@ -2,7 +2,7 @@
 import { LRUCache } from 'lru-cache';
 import { UnavailableError } from '../errors.js';
 import { EmbedderError, type Embedder } from '../ingestion/port.js';
-import { analyze, analyzedWords, detectLanguage, editedStems, isMistypeable, isStopWord, typedWord } from '../ingestion/text/tokenize.js';
+import { analyze, analyzedWords, detectLanguage, editedStems, isMistypeable, isStopWord, typedBeginning, typedWord } from '../ingestion/text/tokenize.js';
 import type { LooseMatching, MistypeableTerm } from './port.js';
 
 /**
@@ -100,10 +100,13 @@ export function looseMatching(query: string, terms: readonly string[], language:
     const own = analyze(typed, language).terms.find((t) => terms.includes(t));
     const slot = own === undefined ? terms.length : terms.indexOf(own);
     // A word typed past its stem ("listin", stem "list") begins no term: its stems do.
-    const letters = [...typed];
+    const beginning = typedBeginning(typed, language);
+    const letters = [...beginning];
     const stems = [];
     for (let n = Math.max(4, Math.ceil(letters.length / 2)); n < letters.length; n++) stems.push(letters.slice(0, n).join(''));
-    prefix = { typed, slot, stems };
+    // Arabic's article stripped ("المدي" begins "مدين"), the word as typed may still be a term of its own.
+    if (beginning !== typed) stems.push(typed);
+    prefix = { typed: beginning, slot, stems };
   }
   const typos: (MistypeableTerm & { written: string })[] = [];
   if (options.typos) {

@@ -475,6 +475,21 @@ export function typedWord(text: string, language: Language): string | null {
 }
 
 /**
+ * Arabic writes the article and the particles before it as one word with the noun
+ * ("والمدينة": and the city); its stemmer strips them, so the terms a word being typed may
+ * begin start after them ("المدي" → "مدي", the beginning of "مدين"). The rest keeps two letters.
+ */
+const ARABIC_ARTICLE = /^[وف]?(?:بال|كال|فال|لل|ال)(?=\p{L}{2})/u;
+
+/**
+ * Where the terms a word being typed (`typedWord`) may begin start: the word itself, or in
+ * Arabic the word without its article and the particles joined to it.
+ */
+export function typedBeginning(word: string, language: Language): string {
+  return language === 'ar' ? word.replace(ARABIC_ARTICLE, '') : word;
+}
+
+/**
  * The terms `word` (one word as written) would have with one letter dropped or two neighbours
  * swapped — the typo's undoing for a doubled letter, a stray one and a swap — other than its
  * own, at most `limit`. A typo breaks the suffix a stemmer reads, so a mistyped word and its
