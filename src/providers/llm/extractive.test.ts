@@ -479,6 +479,26 @@ describe('extractive answers on Markdown documentation', () => {
     assert.equal(await ask('Can requests be proxied?', other), 'Requests can be proxied to another origin [1].');
   });
 
+  it('reads a paragraph of fields under a heading as that option\'s lead, and leads each reference section an answer quotes (regression: Express\'s middleware docs)', async () => {
+    const api = [
+      '### compression([options])',
+      '',
+      '##### filter',
+      '',
+      'A function to decide if the response should be considered for compression.',
+      '',
+      '##### threshold',
+      '',
+      'Type: `Number` or `String`<br />',
+      'Default: `1kb`',
+      '',
+      'The byte threshold for the response body size before compression is considered for the response.',
+    ].join('\n');
+    const text = await ask('Below what size is the response body not considered for compression?', api);
+    assert.ok(text.includes('`threshold` (type: `Number` or `String`; default: `1kb`): The byte threshold for the response body size'), text);
+    assert.ok(!/Type: `Number`/.test(text), text);
+  });
+
   it('never quotes an example the docs mark as one not to follow, and answers a how-to with the one they recommend', async () => {
     const doc = [
       '## Decorators',

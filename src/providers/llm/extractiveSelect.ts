@@ -507,6 +507,15 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         setLead(referenceName(block.text));
         break;
       case 'prose': {
+        // A section's fields written as a paragraph right under its heading ("Type: `Number` or
+        // `String`<br />Default: `1kb`", Express's option references) lead what is quoted from
+        // it, the heading being the option's name, instead of being quoted alone.
+        const fields = blocks[b - 1]?.kind === 'heading' && block.sentences.length === 1 ? proseFields(block.sentences[0]!) : null;
+        if (fields) {
+          const name = lead || `\`${(blocks[b - 1] as Block & { kind: 'heading' }).text.replace(/^`|`$/g, '')}\``;
+          setLead(`${name} (${fields})`);
+          break;
+        }
         const next = blocks[b + 1];
         // An example the docs mark as what not to do ("Bad example!") teaches nothing to quote.
         const bad = next?.kind === 'code' && antiPattern(blocks, b + 1);
@@ -563,6 +572,18 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     }
   });
   return out;
+}
+
+/** A paragraph of a reference section's fields: "Type: `Number` or `String` Default: `1kb`". */
+const PROSE_FIELDS = /^(?:\*\*)?Type(?:\*\*)?:\s*(\S.{0,80}?)\s+(?:\*\*)?Default(?: value)?(?:\*\*)?:\s*(\S.{0,80})$/i;
+
+/** The fields a paragraph states ("type: …; default: …"), or null when it is no field paragraph; a type that is a union says more than a lead can carry. */
+function proseFields(sentence: string): string | null {
+  const m = PROSE_FIELDS.exec(sentence.trim());
+  if (!m) return null;
+  const type = m[1]!.trim();
+  const fallback = m[2]!.trim().replace(/\.$/, '');
+  return /\s\|\s/.test(type) ? `default: ${fallback}` : `type: ${type}; default: ${fallback}`;
 }
 
 /** The name a reference heading gives (in code), or '' for any other heading. */
@@ -660,6 +681,8 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
   const mayBring = (block: Block) => brought === null || (small(brought) && small(block));
   const blocksOf = (ref: number) => read.find((r) => r.ref === ref)!.blocks;
   const attached = new Set<string>();
+  // The reference sections already named: "ref\0lead".
+  const led = new Set<string>();
   const introducesCode = (u: Unit) => {
     const blocks = blocksOf(u.ref);
     const block = blocks[u.block]!;
@@ -700,8 +723,9 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     }
     const sentences = group.map((g) => (g.text.length > maxChars ? truncate(g.text, maxChars) : g.text));
     sentences[0] = capitalise(sentences[0]!); // a list item's sentence may start in lower case
-    // The first words quoted from a reference section name what they are about.
-    if (u.lead !== '' && !out.some((p) => p.ref === u.ref)) sentences[0] = `${u.lead}: ${sentences[0]}`;
+    // The first words quoted from each reference section name what they are about.
+    if (u.lead !== '' && !led.has(`${u.ref}\0${u.lead}`)) sentences[0] = `${u.lead}: ${sentences[0]}`;
+    led.add(`${u.ref}\0${u.lead}`);
     const last = sentences[sentences.length - 1]!;
     const lastOfBlock = block.kind === 'prose' && block.sentences[block.sentences.length - 1] === group[group.length - 1]!.text;
     const next = lastOfBlock ? blocks[u.block + 1] : undefined;
