@@ -510,10 +510,10 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
         // A section's fields written as a paragraph right under its heading ("Type: `Number` or
         // `String`<br />Default: `1kb`", Express's option references) lead what is quoted from
         // it, the heading being the option's name, instead of being quoted alone.
-        const fields = blocks[b - 1]?.kind === 'heading' && block.sentences.length === 1 ? proseFields(block.sentences[0]!) : null;
-        if (fields) {
-          const name = lead || `\`${(blocks[b - 1] as Block & { kind: 'heading' }).text.replace(/^`|`$/g, '')}\``;
-          setLead(`${name} (${fields})`);
+        const above = blocks[b - 1];
+        const fields = above?.kind === 'heading' && block.sentences.length === 1 ? proseFields(block.sentences[0]!) : null;
+        if (above?.kind === 'heading' && fields) {
+          setLead(`${lead || `\`${above.text.replace(/^`|`$/g, '')}\``} (${fields})`);
           break;
         }
         const next = blocks[b + 1];
