@@ -724,8 +724,10 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     const sentences = group.map((g) => (g.text.length > maxChars ? truncate(g.text, maxChars) : g.text));
     sentences[0] = capitalise(sentences[0]!); // a list item's sentence may start in lower case
     // The first words quoted from each reference section name what they are about.
-    if (u.lead !== '' && !led.has(`${u.ref}\0${u.lead}`)) sentences[0] = `${u.lead}: ${sentences[0]}`;
-    led.add(`${u.ref}\0${u.lead}`);
+    if (u.lead !== '' && !led.has(`${u.ref}\0${u.lead}`)) {
+      sentences[0] = `${u.lead}: ${sentences[0]}`;
+      led.add(`${u.ref}\0${u.lead}`);
+    }
     const last = sentences[sentences.length - 1]!;
     const lastOfBlock = block.kind === 'prose' && block.sentences[block.sentences.length - 1] === group[group.length - 1]!.text;
     const next = lastOfBlock ? blocks[u.block + 1] : undefined;
@@ -733,19 +735,16 @@ function pieces(chosen: readonly Unit[], read: readonly Read[], howtoAnchor: Uni
     // "Express has the following built-in middleware functions." before a list introduces it as a colon would.
     const announces = !introduces && next?.kind === 'list' && FOLLOWING.test(last);
     const wanted = next && (introduces || announces || (howtoAnchor !== null && next.kind === 'code' && (anchorBrings ? group.includes(howtoAnchor) : group[group.length - 1]!.coverage >= HOWTO_MIN_COVERAGE))) && next.kind !== 'heading' && next.kind !== 'prose';
-    if (wanted && mayBring(next) && fits(next) && !attached.has(`${u.ref}:${u.block + 1}`)) {
+    // The block whole, or a list too long to bring whole as its outline: each top item's lead
+    // ("This process serves two purposes: 1. **CommonJS and UMD compatibility:** … 2. **Performance:** …").
+    const piece =
+      !wanted || attached.has(`${u.ref}:${u.block + 1}`) ? null
+      : mayBring(next) && fits(next) ? blockPiece(u.ref, next, relevance)
+      : next.kind === 'list' && brought === null ? outlinePiece(u.ref, next, u.language)
+      : null;
+    if (wanted && piece) {
       out.push({ kind: 'sentences', ref: u.ref, sentences });
-      out.push(blockPiece(u.ref, next, relevance));
-      attached.add(`${u.ref}:${u.block + 1}`);
-      brought = next;
-      continue;
-    }
-    // A list too long to bring whole comes as its outline: each top item's lead ("This process
-    // serves two purposes: 1. **CommonJS and UMD compatibility:** … 2. **Performance:** …").
-    const outline = wanted && next?.kind === 'list' && brought === null && !attached.has(`${u.ref}:${u.block + 1}`) ? outlineOf(next, u.language) : null;
-    if (outline && next?.kind === 'list') {
-      out.push({ kind: 'sentences', ref: u.ref, sentences });
-      out.push({ kind: 'items', ref: u.ref, items: outline, ordered: next.ordered, cited: false });
+      out.push(piece);
       attached.add(`${u.ref}:${u.block + 1}`);
       brought = next;
       continue;
@@ -775,12 +774,12 @@ function small(block: Block): boolean {
   return false;
 }
 
-/** The leads of a list's top items when they are few and short enough to quote (see `lead`), else null. */
-function outlineOf(block: Block & { kind: 'list' }, language: string): string[] | null {
+/** A list as its top items' leads (see `lead`) when they are few and short enough to quote, else null. */
+function outlinePiece(ref: number, block: Block & { kind: 'list' }, language: string): Piece | null {
   const top = block.items.filter((it) => it.depth === 0);
   if (top.length < 2 || top.length > OUTLINE_ITEMS) return null;
   const leads = top.map((it) => lead(it.text, language));
-  return itemsFit(leads) ? leads : null;
+  return itemsFit(leads) ? { kind: 'items', ref, items: leads, ordered: block.ordered, cited: false } : null;
 }
 
 /** Whether items are few and short enough to bring whole. */
