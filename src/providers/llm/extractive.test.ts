@@ -302,6 +302,19 @@ describe('sentence splitting for extractive answers', () => {
 describe('extractive answers on Markdown documentation', () => {
   const ask = (question: string, ...texts: string[]) => answer(question, passages(...texts));
 
+  it('lets an FAQ heading speak for its section only to a question of its kind: which engines it supports is no answer to how to set one (regression: Express in Spanish)', async () => {
+    const guide = [
+      '# Usar motores de plantillas con Express',
+      '',
+      'En tiempo de ejecución, el motor de plantillas reemplaza variables en un archivo de plantilla con valores reales.',
+      '',
+      "Por ejemplo, para usar el motor de plantillas Pug: `app.set('view engine', 'pug')`.",
+    ].join('\n');
+    const faq = ['## ¿Qué motores de plantillas soporta Express?', '', 'Express soporta cualquier motor de plantillas que cumpla con la firma `(ruta, locales, callback)`.'].join('\n');
+    assert.match(await ask('¿Cómo configuro el motor de plantillas?', guide, faq), /view engine/);
+    assert.match(await ask('¿Qué motores de plantillas soporta Express?', guide, faq), /^Express soporta cualquier motor/);
+  });
+
   it('quotes third-party docs as text: containers as labels, relative links resolved against the page, no HTML, entities or MDX (regression: Vite and Express docs)', async () => {
     const vite = [
       '::: tip Compatibility Note',

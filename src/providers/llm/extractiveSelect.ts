@@ -82,7 +82,9 @@ const HEADING_SHARE = 0.15;
 /**
  * A heading that is a question (an FAQ's "Which version of Node.js does Express require?") is
  * what its section answers: matching it counts this much more (bench:writer third-party gold
- * 72.1 → 73.9 %, cited 73.0 → 75.2 %; 0.3–1.5 tried).
+ * 72.1 → 73.9 %, cited 73.0 → 75.2 %; 0.3–1.5 tried) — when it asks the same kind of question:
+ * "Which template engines does Express support?" does not answer "How do I set the template
+ * engine?" (third-party 76.0 / 78.7 → 76.4 / 79.6 %).
  */
 const QUESTION_HEADING = /[?？]\s*$/u;
 const QUESTION_HEADING_SHARE = 1;
@@ -165,6 +167,8 @@ const HOWTO_QUESTION = new RegExp(
     String.raw`^\s*(?:在.{1,24}?中\s*)?(?:如何|怎么|怎样|怎麼|怎樣)`,
     // "…するには？", "…にはどうすればいいですか？", "…はどう設定しますか？"
     String.raw`(?:には|どうすれば(?:いい|よい)|どう\S{0,6}(?:します|しますか|書きます|すれば))[？?]?\s*\S{0,8}[？?]?\s*$`,
+    // "…はどのように処理すればいいですか？", "…の設定方法は？"
+    String.raw`どのように|すれば(?:いい|よい)|方法は[？?]?\s*$`,
   ].join('|'),
   'iu',
 );
@@ -656,7 +660,7 @@ function score(question: string, asked: string, units: Unit[]): void {
       u.coverage +
       NEIGHBOUR_SHARE * context +
       HEADING_SHARE * u.headingCoverage +
-      (QUESTION_HEADING.test(u.context) ? QUESTION_HEADING_SHARE * u.headingCoverage : 0) +
+      (QUESTION_HEADING.test(u.context) && HOWTO_QUESTION.test(u.context) === howto ? QUESTION_HEADING_SHARE * u.headingCoverage : 0) +
       (RANK_BONUS[u.rank] ?? 0) +
       u.prior +
       (numeric && u.coverage > 0 && DIGIT.test(u.text) ? NUMERIC_BONUS : 0) +
