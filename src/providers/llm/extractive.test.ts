@@ -315,6 +315,12 @@ describe('extractive answers on Markdown documentation', () => {
     assert.match(await ask('¿Qué motores de plantillas soporta Express?', guide, faq), /^Express soporta cualquier motor/);
   });
 
+  it('reads Japanese how-tos asked with どのように…できますか as how-tos, so such an FAQ heading speaks for its section to a how-to (regression: Express in Japanese)', async () => {
+    const faq = ['## どのようにユーザーを認証できますか?', '', '任意の認証スキームを使用できます。'].join('\n');
+    const other = ['# セッション', '', 'セッションミドルウェアはユーザーの状態を保存します。'].join('\n');
+    assert.equal(await answer('ユーザーを認証するには？', passages(other, faq), { maxSentences: 1 }), '任意の認証スキームを使用できます[2]。');
+  });
+
   it('quotes third-party docs as text: containers as labels, relative links resolved against the page, no HTML, entities or MDX (regression: Vite and Express docs)', async () => {
     const vite = [
       '::: tip Compatibility Note',
