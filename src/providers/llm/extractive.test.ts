@@ -321,6 +321,11 @@ describe('extractive answers on Markdown documentation', () => {
     assert.equal(await answer('ユーザーを認証するには？', passages(other, faq), { maxSentences: 1 }), '任意の認証スキームを使用できます[2]。');
   });
 
+  it('reads `req.` and `res.` in English code as the request and the response: "How do I read a request header?" is answered by `req.get()` (regression: Express\'s `res.cookie()`)', async () => {
+    const doc = ['# Headers', '', 'Header names are case-insensitive when you read them.', '', 'Use `req.get(field)` to read a header field.'].join('\n');
+    assert.match(await answer('How do I read a request header?', passages(doc), { maxSentences: 1 }), /^Use `req\.get\(field\)` to read a header field \[1\]\.$/);
+  });
+
   it('quotes third-party docs as text: containers as labels, relative links resolved against the page, no HTML, entities or MDX (regression: Vite and Express docs)', async () => {
     const vite = [
       '::: tip Compatibility Note',
