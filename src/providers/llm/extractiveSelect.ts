@@ -223,7 +223,7 @@ const CAMEL_CASE = /\b\p{Ll}+(?:\p{Lu}\p{Ll}+)+\b/gu;
  * "How do I set a cookie in the response?" is answered by `res.cookie()`, not by cookie-session).
  */
 const ABBREVIATIONS: Record<string, string> = { res: 'response', req: 'request', err: 'error', env: 'environment', ctx: 'context', opts: 'options', msg: 'message', dir: 'directory' };
-const CODE_OBJECT = /\b(res|req|err|env|ctx|opts|msg|dir)\.(?=\w)/g;
+const CODE_OBJECT = new RegExp(String.raw`\b(${Object.keys(ABBREVIATIONS).join('|')})\.(?=\w)`, 'g');
 /** Cells that hold nothing ("—" for "no default"). */
 const EMPTY_CELL = /^(?:[-–—]|n\/a|none)?$/i;
 
