@@ -146,6 +146,9 @@ describe('browser: the demo page', { skip: browserSkip }, () => {
   const QUESTIONS: Array<{ question: string; check: (answer: string, html: string) => void }> = [
     { question: 'What is Lore?', check: (answer) => assert.match(answer, /^Lore is a self-hostable knowledge search, summary and chat service\b/) },
     {
+      // A near tie in retrieval between README's Configuration row and its "Moving to
+      // PostgreSQL" section (whose best sentence is about backups): an edit of Lore's docs that
+      // changes their average chunk length can put the latter first and this answer with it.
       question: 'How do I run Lore on PostgreSQL instead of PGlite?',
       check: (answer) => assert.match(answer, /^DATABASE_URL: use a PostgreSQL server .* instead of PGlite/),
     },

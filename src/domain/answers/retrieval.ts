@@ -11,6 +11,8 @@ import { typoTolerance, type Passage, type SearchService } from '../search/servi
 export interface RetrieveParams {
   /** The question; for chat, earlier context may follow as `context`. */
   query: string;
+  /** The question's language, when the query text (stripped of scaffolding) tells it worse (search's RankParams). */
+  language?: string;
   /** More text to search with (a conversation's earlier question); an entry's best score across queries counts. */
   context?: string;
   /** The page the visitor is on: its entries are candidates whatever the words, and rank higher. */
@@ -93,7 +95,7 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
     const pageChunks = page ? await deps.pageChunks(scope, corpus.collectionIds, pageKey(page.url), PAGE_CHUNKS) : [];
     // With a page, candidates down to what the largest bonus can lift over the threshold.
     // Questions are asked whole (no word being typed); their typos are corrected as the corpus says (an integration's searches do).
-    const base = { threshold: page ? Math.max(0, params.threshold - PAGE_BONUS.section) : params.threshold, meta: [], boosts: [], sorts: [], typos: corpus.typos };
+    const base = { threshold: page ? Math.max(0, params.threshold - PAGE_BONUS.section) : params.threshold, meta: [], boosts: [], sorts: [], typos: corpus.typos, language: params.language };
     const queries = params.context ? [params.query, `${params.context} ${params.query}`] : [params.query];
     const rankings = await Promise.all(queries.map((query) => search.rank(scope, corpus.collectionIds, { ...base, query }, { extraChunkIds: pageChunks })));
     const best = new Map<string, { ranked: Ranked; evidence: EvidenceQuery }>();

@@ -184,7 +184,7 @@ export function createAnswerService(deps: {
   async function summaryPassages(scope: Scope, corpus: Corpus, params: Pick<SummariseParams, 'query' | 'threshold'>): Promise<Retrieved> {
     // A query too short or vague to say what it is about is answered as finding nothing (search: `summarisable` false).
     if (isVagueQuery(params.query)) return { passages: [], closest: [] };
-    return retrieve(scope, corpus, { query: retrievalQuery(params.query), threshold: params.threshold, limit: PASSAGES });
+    return retrieve(scope, corpus, { ...asked(params.query), threshold: params.threshold, limit: PASSAGES });
   }
 
   /**
@@ -243,7 +243,7 @@ export function createAnswerService(deps: {
       }
       // A follow-up ("and how much is it?") is searched together with the last question.
       const context = [...history].reverse().find((m) => m.role === 'user')?.content;
-      const { passages, closest } = await retrieve(scope, integrationCorpus(integration), { query: retrievalQuery(params.message), context, page: params.page, threshold: 0.4, limit: PASSAGES });
+      const { passages, closest } = await retrieve(scope, integrationCorpus(integration), { ...asked(params.message), context, page: params.page, threshold: 0.4, limit: PASSAGES });
       const reservation = passages.length > 0 ? await credits.reserveCredit(scope) : undefined;
       if (reservation === null) {
         throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });
@@ -295,16 +295,47 @@ export function createAnswerService(deps: {
 }
 
 /**
- * English how-to and "can I" scaffolding ("How do I", "how can we", "Can I") says what kind of
- * answer is wanted, not what it is about; searched with it, a question's similarity drops
- * below the threshold ("How do I turn off the demo?": 0.34 to the section that answers it,
- * "turn off the demo": 0.53). Retrieval for answers searches without it; the provider still
- * gets the whole question.
+ * How-to and "can I" scaffolding ("How do I", "Wie kann ich", "¿Cómo puedo", "如何", "…するには
+ * どうすればいいですか") says what kind of answer is wanted, not what it is about. Searched with
+ * it, a question's similarity drops below the threshold ("How do I turn off the demo?": 0.34
+ * to the section that answers it, "turn off the demo": 0.53), and where the tokeniser keeps
+ * such words as terms (German "wie", "ich"; Japanese "どう", "すれ", "ば", "いい", "です") they
+ * match every FAQ entry asked the same way, over the section that answers. Retrieval for
+ * answers searches without it; the provider still gets the whole question.
  */
-const SCAFFOLDING = /^\s*(?:how\s+(?:do|can|could|should|would|might)\s+(?:i|we|you|one)|how\s+to|(?:can|could|may)\s+(?:i|we|you))\s+(?=\S)/i;
+const SCAFFOLDING: readonly [RegExp, string][] = [
+  [/^\s*(?:how\s+(?:do|can|could|should|would|might)\s+(?:i|we|you|one)|how\s+to|(?:can|could|may)\s+(?:i|we|you))\s+(?=\S)/i, ''],
+  // "Wie kann ich …", "Kann ich …"; "Wie fahre ich … herunter?" keeps its verb.
+  [/^\s*(?:wie\s+)?(?:kann|könnte|soll|sollte|muss|darf)\s+(?:ich|man|wir)\s+(?=\S)/iu, ''],
+  [/^\s*wie\s+(?!viele?\b|lange\b|oft\b|alt\b|hei(?:ß|ss)t\b|nennt\b)(\p{L}+)\s+(?:ich|man|wir)\s+(?=\S)/iu, '$1 '],
+  // "¿Cómo puedo …?", "¿Cómo me salto …?" (a first-person verb; "¿Cómo funciona …?" asks how it works), "¿Puedo …?"
+  [/^\s*¿?\s*(?:cómo\s+(?:puedo|podemos|se\s+puede)|puedo|podemos)\s+(?=\S)/iu, ''],
+  [/^\s*¿?\s*cómo\s+(?:(?:me|lo|la|le)\s+)?(?=\p{L}+o\b)/iu, ''],
+  // "Comment puis-je …", "Comment est-ce que je …", "Comment installer …"
+  [/^\s*comment\s+(?:(?:puis-je|peut-on|faire\s+pour)\s+|est-ce\s+qu(?:e\s+|')(?:je|on)\s+|(?=\p{L}+er\b))/iu, ''],
+  // "Como faço para …", "Como posso …"
+  [/^\s*como\s+(?:eu\s+)?(?:faço\s+para|posso|devo|consigo)\s+(?=\S)/iu, ''],
+  // "如何安装…？", "在 Express 5 中如何…？"
+  [/(^\s*|中\s*)(?:如何|怎么|怎样|怎麼|怎樣)\s*/u, '$1'],
+  // "…するには？", "…にはどうすればいいですか？", "…はどう設定しますか？" (the verb stays)
+  [/(?:する)?には(?:どう(?:すれば|したら)(?:いい|よい)(?:ですか|でしょうか)?)?\s*[？?]?\s*$/u, ''],
+  [/どう(?:すれば|したら)(?:いい|よい)(?:ですか|でしょうか)?\s*[？?]?\s*$/u, ''],
+];
+
+/** A question as answers retrieve it: without its scaffolding, read in the whole question's language. */
+function asked(question: string): { query: string; language?: string } {
+  const language = detectLanguage(question);
+  return { query: retrievalQuery(question), ...(language !== 'und' && { language }) };
+}
 
 export function retrievalQuery(question: string): string {
-  return question.replace(SCAFFOLDING, '');
+  for (const [pattern, replacement] of SCAFFOLDING) {
+    if (!pattern.test(question)) continue;
+    const stripped = question.replace(pattern, replacement).trim();
+    // A question that is all scaffolding is searched as asked.
+    return /[\p{L}\p{N}]/u.test(stripped) ? stripped : question;
+  }
+  return question;
 }
 
 function promptPassages(passages: readonly Passage[], page?: PageContext) {

@@ -80,4 +80,13 @@ describe('analyseQuery', () => {
     assert.ok(terms.length > 2, terms.join());
     assert.equal(words, 2);
   });
+
+  it('reads a query in the language it is told, when its text tells too little (a question without its scaffolding)', async () => {
+    const asked = async () => { throw new Error('the collections\' languages are not needed'); };
+    assert.deepEqual(await analyseQuery('configuro las cabeceras?', asked, 'es'), { terms: ['configur', 'cabecer'], language: 'es', words: 2 });
+    // Told nothing (or 'und'), it is undetermined and read in each of the collections' languages.
+    const read = await analyseQuery('configuro las cabeceras?', async () => ['es', 'en'], 'und');
+    assert.equal(read.language, 'und');
+    assert.ok(read.terms.includes('cabecera'), read.terms.join());
+  });
 });

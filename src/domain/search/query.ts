@@ -6,7 +6,9 @@ import { analyze, analyzedWords, detectLanguage, editedStems, isMistypeable, isS
 import type { LooseMatching, MistypeableTerm } from './port.js';
 
 /**
- * The query's BM25 terms and its language. A query is analysed in its detected language;
+ * The query's BM25 terms and its language. A query is analysed in `language` when the caller
+ * knows it (a question searched without its scaffolding, in the whole question's), else in its
+ * detected language;
  * when that is unsure, in every language the collections hold (read only then: most
  * searches skip that statement), so stems match however the documents were stemmed. Read
  * as undetermined ('und': a code-only chunk's language), it keeps no word that another of
@@ -15,8 +17,8 @@ import type { LooseMatching, MistypeableTerm } from './port.js';
  * many words the query has as its languages read it (the most terms one of them gives): read
  * in several languages, a word's variants ("page", "pag") are terms of their own but one word.
  */
-export async function analyseQuery(query: string, collectionLanguages: () => Promise<string[]>): Promise<{ terms: string[]; language: string; words: number }> {
-  const detected = detectLanguage(query);
+export async function analyseQuery(query: string, collectionLanguages: () => Promise<string[]>, language?: string): Promise<{ terms: string[]; language: string; words: number }> {
+  const detected = language && language !== 'und' ? language : detectLanguage(query);
   const languages = detected !== 'und' ? [detected] : await collectionLanguages();
   const analysed = languages.length > 0 ? languages : ['und'];
   const named = analysed.filter((lang) => lang !== 'und');

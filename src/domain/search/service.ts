@@ -106,7 +106,14 @@ export interface Passage {
 }
 
 /** What a ranking is asked. */
-export type RankParams = Pick<SearchParams, 'query' | 'threshold' | 'meta' | 'boosts' | 'sorts' | 'explain' | 'typing' | 'typos'>;
+export type RankParams = Pick<SearchParams, 'query' | 'threshold' | 'meta' | 'boosts' | 'sorts' | 'explain' | 'typing' | 'typos'> & {
+  /**
+   * The query's language when its text tells it worse than the caller knows it: a question
+   * searched without its scaffolding ("installiere Express?" of "Wie installiere ich
+   * Express?") is read in the whole question's language. Detected from the query otherwise.
+   */
+  language?: string;
+};
 
 export interface Ranking {
   ranked: Ranked[];
@@ -171,6 +178,7 @@ export function createSearchService(deps: {
       lexical?: boolean;
       typing?: boolean;
       typos?: boolean;
+      language?: string;
       extraChunkIds?: readonly number[];
       embedding?: Promise<Float32Array>;
       lap?: (stage: string) => void;
@@ -183,7 +191,7 @@ export function createSearchService(deps: {
     // The query is embedded from the start, beside the lexical pass, which does not need it.
     const embedding = options.embedding ?? embedQuery(query);
     embedding.catch(() => {}); // awaited by storage; a failure must not go unhandled meanwhile
-    const { terms, language, words } = await analyseQuery(query, () => (collectionIds.length ? search.languages(scope, collectionIds) : Promise.resolve([])));
+    const { terms, language, words } = await analyseQuery(query, () => (collectionIds.length ? search.languages(scope, collectionIds) : Promise.resolve([])), options.language);
     const lexical = options.lexical !== false;
     const loose = lexical ? looseMatching(query, terms, language, { typing: options.typing ?? false, typos: options.typos ?? true }) : undefined;
     options.lap?.('terms');
@@ -226,6 +234,7 @@ export function createSearchService(deps: {
       lexical: mode !== 'vector',
       typing: params.typing,
       typos: params.typos,
+      language: params.language,
       completeness: options.facets,
     });
     let ranked = fuse(found, mode, params.threshold);
