@@ -14,14 +14,10 @@ describe('retrievalQuery', () => {
   it('drops it in the other languages the writer reads how-tos in, keeping the verb', () => {
     assert.equal(retrievalQuery('Wie kann ich das Demo abschalten?'), 'das Demo abschalten?');
     assert.equal(retrievalQuery('Wie fahre ich die Anwendung sauber herunter?'), 'fahre die Anwendung sauber herunter?');
-    assert.equal(retrievalQuery('¿Cómo me salto el resto de las funciones?'), 'salto el resto de las funciones?');
-    assert.equal(retrievalQuery('¿Cómo puedo instalar Express?'), 'instalar Express?');
     assert.equal(retrievalQuery('Comment puis-je installer Lore ?'), 'installer Lore ?');
-    assert.equal(retrievalQuery('如何安装 Express？'), '安装 Express？');
-    assert.equal(retrievalQuery('在 Express 5 中如何编写通配符路由？'), '在 Express 5 中编写通配符路由？');
     assert.equal(retrievalQuery('Express をインストールするには？'), 'Express をインストール');
     assert.equal(retrievalQuery('Express の内部ログを見るにはどうすればいいですか？'), 'Express の内部ログを見る');
     // Questions that ask something else, and questions that are all scaffolding, are searched as asked.
-    for (const q of ['Wie viele Argumente hat eine Fehlerbehandlungs-Middleware?', 'Wie heißt die Funktion?', '¿Cómo funciona el enrutamiento?', 'Hello World の例はどのポートで待ち受けますか？', 'Wie kann ich', '如何？']) assert.equal(retrievalQuery(q), q);
+    for (const q of ['Wie viele Argumente hat eine Fehlerbehandlungs-Middleware?', 'Wie heißt die Funktion?', '¿Cómo puedo instalar Express?', '如何安装 Express？', 'Hello World の例はどのポートで待ち受けますか？', 'Wie kann ich', 'Comment ?']) assert.equal(retrievalQuery(q), q);
   });
 });
