@@ -7,15 +7,15 @@ import type { LooseMatching, MistypeableTerm } from './port.js';
 
 /**
  * The query's BM25 terms and its language. A query is analysed in `language` when the caller
- * knows it (a question searched without its scaffolding, in the whole question's), else in its
- * detected language;
- * when that is unsure, in every language the collections hold (read only then: most
- * searches skip that statement), so stems match however the documents were stemmed. Read
- * as undetermined ('und': a code-only chunk's language), it keeps no word that another of
- * those languages stops ("The Origins" would otherwise search for "the"). The language is
- * the detected one, else the collections' only one besides 'und', else 'und'. `words`: how
- * many words the query has as its languages read it (the most terms one of them gives): read
- * in several languages, a word's variants ("page", "pag") are terms of their own but one word.
+ * knows it (a question searched without its scaffolding, in the whole question's), else in
+ * its detected language; when that is unsure, in every language the collections hold (read
+ * only then: most searches skip that statement), so stems match however the documents were
+ * stemmed. Read as undetermined ('und': a code-only chunk's language), it keeps no word that
+ * another of those languages stops ("The Origins" would otherwise search for "the"). The
+ * language is the given or detected one, else the collections' only one besides 'und', else
+ * 'und'. `words`: how many words the query has as its languages read it (the most terms one
+ * of them gives): read in several languages, a word's variants ("page", "pag") are terms of
+ * their own but one word.
  */
 export async function analyseQuery(query: string, collectionLanguages: () => Promise<string[]>, language?: string): Promise<{ terms: string[]; language: string; words: number }> {
   const detected = language && language !== 'und' ? language : detectLanguage(query);
