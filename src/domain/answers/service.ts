@@ -184,7 +184,7 @@ export function createAnswerService(deps: {
   async function summaryPassages(scope: Scope, corpus: Corpus, params: Pick<SummariseParams, 'query' | 'threshold'>): Promise<Retrieved> {
     // A query too short or vague to say what it is about is answered as finding nothing (search: `summarisable` false).
     if (isVagueQuery(params.query)) return { passages: [], closest: [] };
-    return retrieve(scope, corpus, { ...asked(params.query), threshold: params.threshold, limit: PASSAGES });
+    return retrieve(scope, corpus, { query: retrievalQuery(params.query), language: languageOf(params.query), threshold: params.threshold, limit: PASSAGES });
   }
 
   /**
@@ -243,7 +243,9 @@ export function createAnswerService(deps: {
       }
       // A follow-up ("and how much is it?") is searched together with the last question.
       const context = [...history].reverse().find((m) => m.role === 'user')?.content;
-      const { passages, closest } = await retrieve(scope, integrationCorpus(integration), { ...asked(params.message), context, page: params.page, threshold: 0.4, limit: PASSAGES });
+      // The question without its scaffolding, read in the whole question's language (which the reply follows too).
+      const language = languageOf(params.message);
+      const { passages, closest } = await retrieve(scope, integrationCorpus(integration), { query: retrievalQuery(params.message), language, context, page: params.page, threshold: 0.4, limit: PASSAGES });
       const reservation = passages.length > 0 ? await credits.reserveCredit(scope) : undefined;
       if (reservation === null) {
         throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });
@@ -259,7 +261,7 @@ export function createAnswerService(deps: {
       const store = (content: string, citations: readonly CitedSource[]) =>
         content.trim() ? conversations.addMessage(scope, id, { id: messageId, role: 'assistant', content, citations: [...citations] }) : Promise.resolve();
 
-      const locale = params.locale ?? languageOf(params.message);
+      const locale = params.locale ?? language;
       if (passages.length === 0) {
         await saveQuestion();
         const reply = settings.unknownAnswer ?? notCoveredReply(locale);
@@ -318,16 +320,10 @@ const SCAFFOLDING: readonly [RegExp, string][] = [
   [/どう(?:すれば|したら)(?:いい|よい)(?:ですか|でしょうか)?\s*[？?]?\s*$/u, ''],
 ];
 
-/** A question as answers retrieve it: without its scaffolding, read in the whole question's language. */
-function asked(question: string): { query: string; language?: string } {
-  const language = detectLanguage(question);
-  return { query: retrievalQuery(question), ...(language !== 'und' && { language }) };
-}
-
 export function retrievalQuery(question: string): string {
   for (const [pattern, replacement] of SCAFFOLDING) {
-    if (!pattern.test(question)) continue;
     const stripped = question.replace(pattern, replacement).trim();
+    if (stripped === question.trim()) continue;
     // A question that is all scaffolding is searched as asked.
     return /[\p{L}\p{N}]/u.test(stripped) ? stripped : question;
   }
@@ -346,7 +342,7 @@ function promptPassages(passages: readonly Passage[], page?: PageContext) {
 }
 
 
-/** The question's language when it can be told, so the reply follows it. */
+/** The question's language when it can be told: its passages are searched in it, and the reply follows it. */
 function languageOf(text: string): string | undefined {
   const language = detectLanguage(text);
   return language === 'und' ? undefined : language;
