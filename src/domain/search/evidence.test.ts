@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyze } from '../ingestion/text/tokenize.js';
-import { COMMON_IDF, coverage, EVIDENCE_SIMILARITY, evidenceQuery, isEvidence } from './evidence.js';
+import { COMMON_IDF, coverage, EVIDENCE_SIMILARITY, evidenceQuery, isEvidence, namedTerms } from './evidence.js';
 
 /** A question as evidence weighs it, every word of it at idf 3 except `rare` ones at idf 6. */
-function question(text: string, language: string, gate: { floor: number; slope: number }, rare: string[] = []) {
+function question(text: string, language: string, gate: { floor: number; slope: number; names?: boolean }, rare: string[] = []) {
   const terms = analyze(text, language).terms;
   const rareTerms = new Set(rare.flatMap((word) => analyze(word, language).terms));
   const matches = terms.map((term, slot) => ({ term, slot, weight: 1, idf: rareTerms.has(term) ? 6 : 3 }));
-  return evidenceQuery(terms, matches, language, gate);
+  return evidenceQuery(terms, matches, language, gate, namedTerms(text, language));
 }
 
 describe('evidence', () => {
@@ -45,6 +45,23 @@ describe('evidence', () => {
     const asked = evidenceQuery(['tehnician', 'farmac', 'la'], matches, 'ro', { floor: 0.3, slope: 0 });
     assert.ok(coverage(asked, 'tehnician') > 0.75, String(coverage(asked, 'tehnician')));
     assert.equal(coverage(asked, 'la'), 0);
+  });
+
+  it('tells the names a question asks about: capitalised words past the first, numbers of three digits or more', () => {
+    assert.deepEqual([...namedTerms('Which Florida city has the biggest population?', 'en')], ['florida']);
+    assert.deepEqual([...namedTerms('What is the name of the French colony established in 1564?', 'en')], ['french', '1564']);
+    assert.deepEqual([...namedTerms('Goldenson proposed a merger in 12 weeks', 'en')], [], 'the first word begins a sentence; two digits are a count');
+    assert.deepEqual([...namedTerms('Is The Who a band?', 'en')], [], 'stop words and question words name nothing');
+  });
+
+  it('holds none of a question a passage lacking one of its names holds, where the gate counts names', () => {
+    const text = 'Which Florida city has the biggest population?';
+    const passage = 'Los Angeles is the city with the biggest population in Southern California.';
+    assert.ok(coverage(question(text, 'en', { floor: 0.4, slope: 0 }), passage) > 0.5, 'without names: city, biggest, population');
+    const named = question(text, 'en', { floor: 0.4, slope: 0, names: true });
+    assert.deepEqual(named.slots.filter((s) => s.named).map((s) => s.terms), [['florida']]);
+    assert.equal(coverage(named, passage), 0);
+    assert.equal(coverage(named, 'Jacksonville is the most populous city in Florida.'), 0.75, 'florida, city, population: not biggest');
   });
 
   it('lets every passage through with a floor of 0', () => {

@@ -144,6 +144,13 @@ export interface Calibration {
 export interface EvidenceGate {
   floor: number;
   slope: number;
+  /**
+   * A passage lacking a name the question asks about (a word it writes with a capital letter
+   * past its first, or a number of three digits or more) holds none of it: measured per
+   * language (bench/evidence.ts), where names are written so and unrelated passages share the
+   * question's other words.
+   */
+  names?: boolean;
 }
 
 /** One search, as the analytics log keeps it. */

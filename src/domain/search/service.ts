@@ -210,7 +210,7 @@ export function createSearchService(deps: {
     const slots = words + (loose?.prefix?.slot === terms.length ? 1 : 0);
     // Snippets mark what matched: the query's terms, and the terms a prefix or typo matched.
     return {
-      found: scoring(chunks, terms, slots, matches, language, calibration, options.headings ?? false),
+      found: scoring(chunks, terms, slots, matches, language, calibration, options.headings ?? false, query),
       terms: [...new Set([...terms, ...matches.map((m) => m.term)])],
       complete: complete === true,
     };

@@ -1,13 +1,14 @@
 /**
  * Written by `npm run bench:answers -- --sets evidence --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh --write` (bench/evidence.ts):
  * the evidence gate an answer's passage must pass, per query language, with the bundled model
- * (all-MiniLM-L6-v2): coverage + slope × (similarity − 0.4) ≥ floor. Measure again rather than edit.
+ * (all-MiniLM-L6-v2): coverage + slope × (similarity − 0.4) ≥ floor, a passage lacking a name the question
+ * asks about holding none of it where `names`. Measure again rather than edit.
  */
-export const MINILM_EVIDENCE_GATES: Readonly<Record<string, { floor: number; slope: number }>> = {
+export const MINILM_EVIDENCE_GATES: Readonly<Record<string, { floor: number; slope: number; names?: boolean }>> = {
   ar: { floor: 0.28, slope: 0 },
   de: { floor: 0.53, slope: 3 },
   el: { floor: 0.43, slope: 0.5 },
-  en: { floor: 0.4, slope: 3 },
+  en: { floor: 0.28, slope: 1.5, names: true },
   es: { floor: 0.55, slope: 3 },
   hi: { floor: 0.35, slope: 0 },
   ro: { floor: 0.33, slope: 0 },
