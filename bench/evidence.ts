@@ -141,9 +141,10 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
       const gate = choose(tried.filter((t) => docsBase.gold - t.docs.gold <= GOLD_BUDGET + 1e-9), base.gold);
       // Names count where they answer fewer unrelated questions of the calibration half, in a
       // language whose gate is also held to documentation questions (their names are products,
-      // options and APIs). Elsewhere this top-6 measure proved no guide: chat, which reads up to
-      // 18 passages when gated, answered more unrelated questions with names in Romanian (18.0 →
-      // 24.0 %) and Vietnamese (14.7 → 17.3 %), and Russian lost 4.7 points of gold answers.
+      // options and APIs). Elsewhere this measure proved no guide: with the gates it chose, chat
+      // (evidence-check) answered more unrelated questions in Romanian (18.0 → 24.0 %) and
+      // Vietnamese (14.7 → 17.3 %), and Russian lost 4.7 points of gold answers; why is not
+      // known (reading 18 hits, as many as chat reads when gated, changed nothing here).
       if (signal.name === 'gate') [gates[lang], plainAnswered] = [gate, measure(train, gate).answered];
       if (signal.name === 'names' && docs.length > 0 && measure(train, gate).answered < plainAnswered) gates[lang] = { ...gate, names: true };
       if (signal.name === 'names' && docs.length > 0) {
