@@ -102,7 +102,8 @@ export const PREFIX_LETTERS = 5;
 
 /**
  * The share of the question's weight whose words `text` holds, in [0, 1] (0 for a question
- * without words, and for a text lacking a name the question asks about: see `namedTerms`). `prefixLetters` is PREFIX_LETTERS; the bench compares exact terms (Infinity).
+ * without words, and for a text lacking a name the question asks about: see `namedTerms`).
+ * `prefixLetters` is PREFIX_LETTERS; the bench compares exact terms (Infinity).
  */
 export function coverage(query: EvidenceQuery, text: string, prefixLetters = PREFIX_LETTERS): number {
   const total = query.slots.reduce((sum, s) => sum + s.weight, 0);
