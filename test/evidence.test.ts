@@ -73,3 +73,48 @@ for (const backend of backends()) for (const { language, name, fixture: question
     });
   });
 }
+
+/**
+ * Evidence is read from a passage's whole entry (up to 8,000 characters), as the writer reads
+ * it: an entry of several chunks holds the question's words in all of them. Here the chunk
+ * search finds best for the question holds its answer but not the name it asks about, which the
+ * entry's first chunk holds: read alone, it was not evidence in English, whose gate counts names.
+ */
+const HISTORY =
+  'The Halvorsen Bridge crosses the Tana fjord north of Kirkenes and carries the county road towards the border. Its builders worked through six winters, shipping steel from the south by sea, because no road reached the site before the bridge itself was finished. The village of Sirma grew up around the workers camp, and its school, chapel and harbour all date from those years. Local fishermen opposed the project at first, fearing that the piers would disturb the spawning grounds, and the design was changed twice to move them into deeper water. The opening in 1978 was attended by the king, and a stone with the date stands at the northern end. Ferries that had crossed the fjord for a century were retired the same summer, and one of them is now a museum in the harbour of Sirma.';
+const SPAN =
+  'The main span is 420 metres long, the longest of any suspension span in the county, and it hangs 38 metres above high water so that coastal steamers can pass beneath it. The main cables were spun on site from 5,800 wires each. The towers are concrete, 96 metres tall, and the deck is 12 metres wide with a walkway on the seaward side. In strong winds above 25 metres per second the crossing is closed to caravans and lorries.';
+
+for (const backend of backends()) {
+  describe(`evidence is read from the whole entry [${backend}]`, () => {
+    let server: TestServer;
+    let token: string;
+    let integration: string;
+    before(async () => {
+      server = await startServer(backend);
+      token = (await server.createOrg('Acme')).token;
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Bridges' } })).body.data.id;
+      const entries = [
+        { source_type: 'doc', source_id: 'halvorsen', raw_text: `${HISTORY}\n\n${SPAN}`, source_url: 'https://bridges.example/halvorsen' },
+        { source_type: 'doc', source_id: 'ferry', raw_text: 'The Storstrom ferry ran between the islands until 1937. It carried twelve cars and two hundred passengers on each crossing of the strait.', source_url: 'https://bridges.example/ferry' },
+      ];
+      assert.equal((await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } })).status, 200);
+      integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name: 'Bridges', collection_ids: [collection] } })).body.data.id;
+    });
+    after(() => server.close());
+
+    it('answers from an entry whose best chunk lacks the name the question asks about', async () => {
+      const question = 'How many wires make each cable of the Halvorsen Bridge?';
+      const chunks = await server.container.db.query<{ text: string }>("SELECT c.text FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE e.source_id = 'halvorsen' ORDER BY c.ordinal");
+      const answering = chunks.filter((c) => c.text.includes('5,800 wires'));
+      assert.ok(chunks.length >= 2 && answering.length === 1 && !answering[0]!.text.includes('Halvorsen'), 'the answer is in a chunk without the name');
+      const found = (await server.call('GET', `/api/v1/integrations/${integration}/search?query=${encodeURIComponent(question)}`, { token })).body;
+      assert.equal(found.data[0]?.source_url, 'https://bridges.example/halvorsen');
+      assert.ok(found.data[0].snippet.includes('<mark>main</mark> span'), `the best chunk is the one without the name: ${found.data[0].snippet}`);
+      assert.equal(found.summarisable, true);
+      const reply = await server.call('POST', `/api/v1/integrations/${integration}/chat`, { token, body: { message: question, stream: false } });
+      assert.ok(reply.body.message.includes('5,800 wires'), reply.body.message);
+      assert.deepEqual(reply.body.references?.map((r: { url: string }) => r.url), ['https://bridges.example/halvorsen']);
+    });
+  });
+}

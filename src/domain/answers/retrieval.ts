@@ -5,7 +5,7 @@
 import type { Integration, Scope } from '../model.js';
 import type { SearchRepository } from '../search/port.js';
 import type { Ranked } from '../search/ranking.js';
-import { isEvidence, type EvidenceQuery } from '../search/evidence.js';
+import { evidenceText, isEvidence, type EvidenceQuery } from '../search/evidence.js';
 import { typoTolerance, type Passage, type SearchService } from '../search/service.js';
 
 export interface RetrieveParams {
@@ -113,7 +113,7 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
     // Where the visitor is counts as closeness for the evidence gate too ("What is new here?"
     // on the changelog holds few of its words): as much as it counts for the threshold.
     const closeness = (p: Passage) => similarity(p) + (page ? pageBonus(page, p.hit.source_url) : 0);
-    const candidates = gated ? read.filter((p) => isEvidence(best.get(p.hit.id)!.evidence, p.text, closeness(p))) : read;
+    const candidates = gated ? read.filter((p) => isEvidence(best.get(p.hit.id)!.evidence, evidenceText(p.text, p.hit.raw_text), closeness(p))) : read;
     const passages = !page
       ? candidates.slice(0, params.limit)
       : candidates

@@ -121,6 +121,26 @@ export function passesGate(gate: EvidenceGate, held: number, similarity: number)
   return held + gate.slope * (similarity - EVIDENCE_SIMILARITY) >= gate.floor;
 }
 
+/**
+ * Entries up to this long are read whole instead of their best chunk, by the extractive
+ * writer and by the evidence gate: a chunk may start in the middle of a sentence, cut a table
+ * in two or leave out the code block its last sentence introduces, and a documentation
+ * section is rarely longer. A chunk is 200 tokens by the model's count: three to five of them
+ * make a paragraph in most languages the model reads badly, where it spends a token a syllable.
+ */
+export const WHOLE_ENTRY_CHARS = 8000;
+
+/**
+ * What evidence is read from for a passage: its whole entry when at most WHOLE_ENTRY_CHARS
+ * long, its chunk otherwise — what an answer quotes from, and what the gates were measured
+ * on (bench/evidence.ts reads the hits' entries). Read from the chunk alone, a passage lacked
+ * the words its entry holds in the chunks beside it: most XQuAD paragraphs in Arabic,
+ * Russian or Hindi are four or five chunks.
+ */
+export function evidenceText(chunk: string, entry: string): string {
+  return entry.length <= WHOLE_ENTRY_CHARS ? entry : chunk;
+}
+
 /** Whether a passage of `text` at `similarity` to the question is evidence for it. */
 export function isEvidence(query: EvidenceQuery, text: string, similarity: number): boolean {
   return query.floor <= 0 || passesGate(query, coverage(query, text), similarity);

@@ -33,6 +33,7 @@
  * (stemming, folding, Chinese/Japanese bigrams, Thai words), in each passage's own language.
  */
 import { linkTexts, MARKDOWN_LINK } from '../../domain/ingestion/text/markdownInline.js';
+import { WHOLE_ENTRY_CHARS } from '../../domain/search/evidence.js';
 import { wordSegmenter } from '../../domain/ingestion/text/segments.js';
 import { questionTerms } from '../../domain/ingestion/text/questionWords.js';
 import { analyze, detectLanguage } from '../../domain/ingestion/text/tokenize.js';
@@ -142,12 +143,6 @@ const MAX_ITEMS = 8;
 const SMALL_LINES = 5;
 const SMALL_CHARS = 300;
 const MAX_ITEM_CHARS = 900;
-/**
- * Entries up to this long are read whole instead of their best chunk: a chunk may start in
- * the middle of a sentence, cut a table in two or leave out the code block its last sentence
- * introduces, and a documentation section is rarely longer.
- */
-const WHOLE_ENTRY_CHARS = 8000;
 
 
 /** Questions asking for a quantity, a date or a limit: units with digits are likelier answers. */
