@@ -12,10 +12,11 @@
  * coverage (src/domain/search/evidence.ts: the share of the question's idf weight whose words
  * it holds, question words and common words left out) + slope × (similarity − 0.4) reaches
  * the language's floor. The gate (floor 0–1 by 0.025, slope 0–3) chosen on the calibration
- * half keeps the gold paragraph as evidence for all but 1 point of related questions and,
+ * half keeps the gold paragraph as evidence for all but 3 points of related questions and,
  * among such gates, answers the fewest unrelated questions (the targets: at most 10 %, 5 % in
- * English). (Measured, 2 points here cost chat up to 4.6 points of gold answers on the
- * held-back half: Greek 89.3 → 84.7 %.) Where the context has documentation sets in a language
+ * English). (When the server read each passage's chunk and this bench its entry, 2 points
+ * here cost chat up to 4.6 points of gold answers on the held-back half, Greek 89.3 → 84.7 %;
+ * reading the same, 3 points cost it at most 2.0, Thai 82.7 → 80.7 %.) Where the context has documentation sets in a language
  * (`documentation`: English has Lore's docs, Vite's and Express's), the gate must also keep the
  * gold section as evidence for all but 1 point of their questions, asked of their own docs; each
  * set's questions asked of the other sets' docs are reported as unrelated (and break ties).
@@ -72,7 +73,18 @@ export const xquadArticle = (id: string) => Number(/^xq(\d+)_/.exec(id)![1]);
 const THRESHOLD = EVIDENCE_SIMILARITY;
 const FLOORS = Array.from({ length: 41 }, (_, i) => Math.round(i * 2.5) / 100);
 const SLOPES = [0, 0.5, 1, 1.5, 2, 3];
-const GOLD_BUDGET = 0.01;
+/**
+ * The gold paragraphs a gate may cost on the calibration half (GOLD_BUDGET), and the
+ * documentation sets' gold sections (DOCS_GOLD_BUDGET, English's). 3 points since the server
+ * reads what this bench reads, whole entries (src/domain/search/evidence.ts `evidenceText`):
+ * with the gates of 1 point, chat answered unrelated questions held back in Romanian 32.7 %,
+ * Hindi 28.7 %, Turkish 24.7 %, Arabic 22.7 %; with those of 3 points 14.0, 18.0, 15.3 and
+ * 10.0 %, its gold answers within 1.3 points (Thai's 2.0) or better (evidence-check, 150
+ * questions a language). At 5 points this bench's held-back half said 9.4, 12.2, 8.4 and
+ * 9.1 % for 2–4 points of gold paragraphs: not tried with chat.
+ */
+const GOLD_BUDGET = 0.03;
+const DOCS_GOLD_BUDGET = 0.01;
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 interface Asked {
@@ -138,13 +150,14 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
       const docsBase = measure(docs, NO_GATE);
       const tried = signal.slopes.flatMap((slope) => FLOORS.map((floor) => ({ gate: { floor, slope }, ...measure(train, { floor, slope }), docs: measure(docs, { floor, slope }) })));
       // With documentation: only gates keeping its gold sections too.
-      const gate = choose(tried.filter((t) => docsBase.gold - t.docs.gold <= GOLD_BUDGET + 1e-9), base.gold);
+      const gate = choose(tried.filter((t) => docsBase.gold - t.docs.gold <= DOCS_GOLD_BUDGET + 1e-9), base.gold);
       // Names count where they answer fewer unrelated questions of the calibration half, in a
       // language whose gate is also held to documentation questions (their names are products,
       // options and APIs). Elsewhere this measure proved no guide: with the gates it chose, chat
       // (evidence-check) answered more unrelated questions in Romanian (18.0 → 24.0 %) and
-      // Vietnamese (14.7 → 17.3 %), and Russian lost 4.7 points of gold answers; why is not
-      // known (reading 18 hits, as many as chat reads when gated, changed nothing here).
+      // Vietnamese (14.7 → 17.3 %), and Russian lost 4.7 points of gold answers — when the
+      // server read each passage's chunk and this bench its entry: a name in another chunk of
+      // the paragraph counted here, not there. Not measured again since both read entries.
       if (signal.name === 'gate') [gates[lang], plainAnswered] = [gate, measure(train, gate).answered];
       if (signal.name === 'names' && docs.length > 0 && measure(train, gate).answered < plainAnswered) gates[lang] = { ...gate, names: true };
       if (signal.name === 'names' && docs.length > 0) {
