@@ -155,9 +155,11 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
       // language whose gate is also held to documentation questions (their names are products,
       // options and APIs). Elsewhere this measure proved no guide: with the gates it chose, chat
       // (evidence-check) answered more unrelated questions in Romanian (18.0 → 24.0 %) and
-      // Vietnamese (14.7 → 17.3 %), and Russian lost 4.7 points of gold answers — when the
-      // server read each passage's chunk and this bench its entry: a name in another chunk of
-      // the paragraph counted here, not there. Not measured again since both read entries.
+      // Vietnamese (14.7 → 17.3 %), and Russian lost 4.7 points of gold answers, when the
+      // server read each passage's chunk and this bench its entry. Both reading entries, the
+      // gates this chose with names (ro, ru, vi; 3-point budget) gave chat: Romanian 14.0 →
+      // 10.0 % (gold −1.3), Russian 8.7 → 5.3 % (gold −2.6), Vietnamese 9.3 → 11.3 % (gold
+      // −1.3): no better overall; why Vietnamese disagrees is not known.
       if (signal.name === 'gate') [gates[lang], plainAnswered] = [gate, measure(train, gate).answered];
       if (signal.name === 'names' && docs.length > 0 && measure(train, gate).answered < plainAnswered) gates[lang] = { ...gate, names: true };
       if (signal.name === 'names' && docs.length > 0) {
