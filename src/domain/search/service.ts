@@ -265,7 +265,7 @@ export function createSearchService(deps: {
       });
   }
 
-  /** `items` with their best-chunk texts, from the passages already read where they are among them; entries deleted meanwhile are left out. */
+  /** `items` with the texts evidence reads of them (evidence.ts `evidenceText`), from the passages already read where they are among them; entries deleted meanwhile are left out. */
   async function textsOf(scope: Scope, items: readonly Ranked[], read: readonly Passage[]): Promise<[Ranked, string][]> {
     const text = (p: Passage) => evidenceText(p.text, p.hit.raw_text);
     const known = new Map(read.map((p) => [p.hit.id, text(p)]));

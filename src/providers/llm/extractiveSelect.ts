@@ -144,7 +144,6 @@ const SMALL_LINES = 5;
 const SMALL_CHARS = 300;
 const MAX_ITEM_CHARS = 900;
 
-
 /** Questions asking for a quantity, a date or a limit: units with digits are likelier answers. */
 const NUMERIC_QUESTION =
   /\bhow (?:many|much|long|old|big|large|often)\b|\bwhen\b|\bwhat year\b|\b(?:limits?|maximum|minimum|max|default|timeout|port)\b|\bwie (?:viele?|lange|alt)\b|\bwann\b|\bcuánt|\bcuándo\b|\bcâ[țt]|\bcând\b|сколько|когда|в каком году|πόσ|πότε|\bkaç\b|ne zaman|bao nhiêu|\bmấy\b|khi nào|năm nào|कितन|कब|\bكم\b|متى|多少|几|何时|什么时候|哪一年|哪年|กี่|เท่าไ|เมื่อไ|ปีใด|ปีไหน|いつ|いくつ|何年/iu;
