@@ -113,7 +113,14 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
     // Where the visitor is counts as closeness for the evidence gate too ("What is new here?"
     // on the changelog holds few of its words): as much as it counts for the threshold.
     const closeness = (p: Passage) => similarity(p) + (page ? pageBonus(page, p.hit.source_url) : 0);
-    const candidates = gated ? read.filter((p) => isEvidence(best.get(p.hit.id)!.evidence, evidenceText(p.text, p.hit.raw_text), closeness(p))) : read;
+    // Evidence reads each passage's whole entry (up to 8,000 characters: milliseconds of
+    // analysis each), so without a page, whose bonus re-orders them, the first `limit` that
+    // are evidence are all that is read.
+    const candidates: Passage[] = [];
+    for (const p of read) {
+      if (!page && candidates.length >= params.limit) break;
+      if (!gated || isEvidence(best.get(p.hit.id)!.evidence, evidenceText(p.text, p.hit.raw_text), closeness(p))) candidates.push(p);
+    }
     const passages = !page
       ? candidates.slice(0, params.limit)
       : candidates
