@@ -76,7 +76,7 @@ const SLOPES = [0, 0.5, 1, 1.5, 2, 3];
 /**
  * The gold paragraphs a gate may cost on the calibration half (GOLD_BUDGET), and the
  * documentation sets' gold sections (DOCS_GOLD_BUDGET, English's). 3 points since the server
- * reads what this bench reads, whole entries (src/domain/search/evidence.ts `evidenceText`):
+ * reads what this bench reads, whole entries (src/domain/search/evidence.ts `passageText`):
  * with the gates of 1 point, chat answered unrelated questions held back in Romanian 32.7 %,
  * Hindi 28.7 %, Turkish 24.7 %, Arabic 22.7 %; with those of 3 points 14.0, 18.0, 15.3 and
  * 10.0 %, its gold answers within 1.3 points (Thai's 2.0) or better (evidence-check, 150
@@ -161,8 +161,8 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
       // 10.0 % (gold −1.3), Russian 8.7 → 5.3 % (gold −2.6), Vietnamese 9.3 → 11.3 % (gold
       // −1.3): no better overall; why Vietnamese disagrees is not known.
       if (signal.name === 'gate') [gates[lang], plainAnswered] = [gate, measure(train, gate).answered];
-      if (signal.name === 'names' && docs.length > 0 && measure(train, gate).answered < plainAnswered) gates[lang] = { ...gate, names: true };
       if (signal.name === 'names' && docs.length > 0) {
+        if (measure(train, gate).answered < plainAnswered) gates[lang] = { ...gate, names: true };
         const after = measure(docs, gates[lang]!);
         console.log(`${lang} documentation (${sets.map((d) => d.name).join(', ')}): gold sections as evidence ${pct(docsBase.gold)} → ${pct(after.gold)}, other sets' questions answered ${pct(docsBase.answered)} → ${pct(after.answered)}`);
       }

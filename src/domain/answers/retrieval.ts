@@ -5,7 +5,7 @@
 import type { Integration, Scope } from '../model.js';
 import type { SearchRepository } from '../search/port.js';
 import type { Ranked } from '../search/ranking.js';
-import { evidenceText, isEvidence, type EvidenceQuery } from '../search/evidence.js';
+import { isEvidence, passageText, type EvidenceQuery } from '../search/evidence.js';
 import { typoTolerance, type Passage, type SearchService } from '../search/service.js';
 
 export interface RetrieveParams {
@@ -119,16 +119,16 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
     const candidates: Passage[] = [];
     for (const p of read) {
       if (!page && candidates.length >= params.limit) break;
-      if (!gated || isEvidence(best.get(p.hit.id)!.evidence, evidenceText(p.text, p.hit.raw_text), closeness(p))) candidates.push(p);
+      if (!gated || isEvidence(best.get(p.hit.id)!.evidence, passageText(p.text, p.hit.raw_text), closeness(p))) candidates.push(p);
     }
-    const passages = !page
-      ? candidates.slice(0, params.limit)
-      : candidates
+    const passages = page
+      ? candidates
         .map((passage) => ({ passage, score: closeness(passage) }))
         .filter((c) => c.score >= params.threshold)
         .sort((a, b) => b.score - a.score)
         .slice(0, params.limit)
-        .map((c) => c.passage);
+        .map((c) => c.passage)
+      : candidates;
     // Close by the model's cosine, yet not evidence: what a visitor may look at, not what to quote.
     const closest = passages.length > 0 ? [] : read.filter((p) => similarity(p) >= params.threshold).slice(0, CLOSEST);
     return { passages, closest };

@@ -128,17 +128,17 @@ export function passesGate(gate: EvidenceGate, held: number, similarity: number)
  * section is rarely longer. A chunk is 200 tokens by the model's count: three to five of them
  * make a paragraph in most languages the model reads badly, where it spends a token a syllable.
  */
-export const WHOLE_ENTRY_CHARS = 8000;
+const WHOLE_ENTRY_CHARS = 8000;
 
 /**
- * What evidence is read from for a passage: its whole entry when at most WHOLE_ENTRY_CHARS
- * long, its chunk otherwise — what an answer quotes from, and what the gates were measured
- * on (bench/evidence.ts reads the hits' entries). Read from the chunk alone, a passage lacked
- * the words its entry holds in the chunks beside it: most XQuAD paragraphs in Arabic,
- * Russian or Hindi are four or five chunks.
+ * What is read of a passage, by the evidence gate and by the extractive writer: its whole
+ * entry when not empty and at most WHOLE_ENTRY_CHARS long, its chunk otherwise — what an
+ * answer quotes from, and what the gates were measured on (bench/evidence.ts reads the hits'
+ * entries). Read from the chunk alone, a passage lacked the words its entry holds in the
+ * chunks beside it: most XQuAD paragraphs in Arabic, Russian or Hindi are four or five chunks.
  */
-export function evidenceText(chunk: string, entry: string): string {
-  return entry.length <= WHOLE_ENTRY_CHARS ? entry : chunk;
+export function passageText(chunk: string, entry: string | undefined): string {
+  return entry && entry.length <= WHOLE_ENTRY_CHARS ? entry : chunk;
 }
 
 /** Whether a passage of `text` at `similarity` to the question is evidence for it. */

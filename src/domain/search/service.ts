@@ -10,7 +10,7 @@ import type { Embedder } from '../ingestion/port.js';
 import type { Calibration, MetaFilter, SearchRecorder, SearchRepository } from './port.js';
 import { applyBoosts, applySorts, type Boost, type Ranked, type Sort } from './ranking.js';
 import { explain, fuse, round, scoring, SUMMARISABLE_SIMILARITY, type ScoreParts, type Scoring, type SearchMode } from './fusion.js';
-import { evidenceText, isEvidence, type EvidenceQuery } from './evidence.js';
+import { isEvidence, passageText, type EvidenceQuery } from './evidence.js';
 import { analyseQuery, looseMatching, queryEmbedder } from './query.js';
 import { snippet } from './snippet.js';
 import { countFacets, type FacetCounts } from './facets.js';
@@ -265,9 +265,9 @@ export function createSearchService(deps: {
       });
   }
 
-  /** `items` with the texts evidence reads of them (evidence.ts `evidenceText`), from the passages already read where they are among them; entries deleted meanwhile are left out. */
+  /** `items` with the texts evidence reads of them (evidence.ts `passageText`), from the passages already read where they are among them; entries deleted meanwhile are left out. */
   async function textsOf(scope: Scope, items: readonly Ranked[], read: readonly Passage[]): Promise<[Ranked, string][]> {
-    const text = (p: Passage) => evidenceText(p.text, p.hit.raw_text);
+    const text = (p: Passage) => passageText(p.text, p.hit.raw_text);
     const known = new Map(read.map((p) => [p.hit.id, text(p)]));
     const missing = items.filter((r) => !known.has(r.entryId));
     if (missing.length > 0) for (const p of await passages(scope, missing, [])) known.set(p.hit.id, text(p));

@@ -33,7 +33,7 @@
  * (stemming, folding, Chinese/Japanese bigrams, Thai words), in each passage's own language.
  */
 import { linkTexts, MARKDOWN_LINK } from '../../domain/ingestion/text/markdownInline.js';
-import { WHOLE_ENTRY_CHARS } from '../../domain/search/evidence.js';
+import { passageText } from '../../domain/search/evidence.js';
 import { wordSegmenter } from '../../domain/ingestion/text/segments.js';
 import { questionTerms } from '../../domain/ingestion/text/questionWords.js';
 import { analyze, detectLanguage } from '../../domain/ingestion/text/tokenize.js';
@@ -47,7 +47,7 @@ export interface Passage {
   title?: string | null;
   /** The page the passage comes from: relative links in its text are read from it. */
   url?: string | null;
-  /** The whole entry `text` was taken from: read instead of `text` when at most WHOLE_ENTRY_CHARS long. */
+  /** The whole entry `text` was taken from: read instead of `text` when short enough (domain/search/evidence.ts `passageText`). */
   source?: string;
   /** Added to the score of each of its units: the visitor is reading this passage (AnswerRequest). */
   prior?: number;
@@ -295,7 +295,7 @@ export async function selectAnswer(
   const read: Read[] = [];
   const units: Unit[] = [];
   passages.forEach((passage, rank) => {
-    const text = passage.source && passage.source.length <= WHOLE_ENTRY_CHARS ? passage.source : passage.text;
+    const text = passageText(passage.text, passage.source);
     const language = detectLanguage(text);
     const blocks = passageBlocks(text, language, passage.url ?? null);
     read.push({ ref: passage.ref, blocks });
