@@ -64,6 +64,16 @@ describe('evidence', () => {
     assert.equal(coverage(named, 'Jacksonville is the most populous city in Florida.'), 0.75, 'florida, city, population: not biggest');
   });
 
+  it('does not hold a passage to a name most passages hold: the collection’s own subject', () => {
+    // "Why does Lore weigh BM25 more for Chinese than for English?" in Lore's docs.
+    const terms = analyze('Why does Lore weigh BM25 more for Chinese than for English?', 'en').terms;
+    const matches = terms.map((term, slot) => ({ term, slot, weight: 1, idf: term === 'lore' ? COMMON_IDF - 0.5 : 3 }));
+    const asked = evidenceQuery(terms, matches, 'en', { floor: 0.3, slope: 0, names: true }, namedTerms('Why does Lore weigh BM25 more for Chinese than for English?', 'en'));
+    assert.deepEqual(asked.slots.filter((s) => s.named).flatMap((s) => s.terms), ['bm25', 'chines', 'english']);
+    assert.equal(coverage(asked, 'BM25 weighs more in Chinese than in English, where the model is strong.'), 1);
+    assert.equal(coverage(asked, 'Lore weighs BM25 more for some languages.'), 0, 'lacking Chinese and English');
+  });
+
   it('lets every passage through with a floor of 0', () => {
     const asked = question('When did the Normans conquer England?', 'en', { floor: 0, slope: 0 });
     assert.equal(isEvidence(asked, 'Nothing in common.', EVIDENCE_SIMILARITY), true);

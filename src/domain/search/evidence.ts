@@ -60,8 +60,11 @@ export function evidenceQuery(terms: readonly string[], matches: readonly TermMa
     if (asked.has(term)) return [];
     const own = matches.filter((m) => m.slot === slot);
     const idf = own.length > 0 ? Math.max(...own.map((m) => m.idf)) : rarest;
-    const named = gate.names === true && names.has(term);
-    return [{ terms: [...new Set([term, ...own.map((m) => m.term)])], weight: Math.max(0, idf - common), ...(named && { named: true as const }) }];
+    const weight = Math.max(0, idf - common);
+    // A name the collection's passages commonly hold (its own product's, in its own docs:
+    // "Why does Lore weigh BM25 more …" of Lore's docs) tells no passage from another.
+    const named = gate.names === true && names.has(term) && weight > 0;
+    return [{ terms: [...new Set([term, ...own.map((m) => m.term)])], weight, ...(named && { named: true as const }) }];
   });
   return { language, floor: gate.floor, slope: gate.slope, ...(gate.names && { names: true }), slots };
 }
