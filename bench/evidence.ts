@@ -31,7 +31,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/domain/search/query.js';
 import { questionTerms } from '../src/domain/ingestion/text/questionWords.js';
-import { COMMON_IDF, coverage, evidenceQuery, EVIDENCE_SIMILARITY, namedTerms, passesGate, type EvidenceQuery } from '../src/domain/search/evidence.js';
+import { COMMON_IDF, coverage, evidenceQuery, EVIDENCE_SIMILARITY, passesGate, type EvidenceQuery } from '../src/domain/search/evidence.js';
 import type { EvidenceGate } from '../src/domain/search/port.js';
 
 export interface EvidenceContext {
@@ -208,14 +208,14 @@ async function askerOver(ctx: EvidenceContext, integration: string, lang: string
   return async (question, isGold) => {
     const { terms, language } = await analyseQuery(ctx.retrievalQuery(question), async () => [lang]);
     const matches = terms.flatMap((term, slot) => (df.has(term) ? [{ term, slot, idf: idf(term), weight: 1 }] : []));
-    const weighed = evidenceQuery(terms, matches, language, NO_GATE);
+    const weighed = evidenceQuery(ctx.retrievalQuery(question), terms, matches, language, NO_GATE);
     // Every word of it, question words too; and every word at its idf, common ones too.
     const rarest = Math.max(1, ...matches.map((m) => m.idf));
     const weight = (term: string) => (df.has(term) ? idf(term) : rarest);
     const everyWord: EvidenceQuery = { ...weighed, slots: terms.map((term) => ({ terms: [term], weight: Math.max(0, weight(term) - COMMON_IDF) })) };
     const questionWords = questionTerms(language);
     const everyIdf: EvidenceQuery = { ...weighed, slots: terms.filter((term) => !questionWords.has(term)).map((term) => ({ terms: [term], weight: weight(term) })) };
-    const named = evidenceQuery(terms, matches, language, { ...NO_GATE, names: true }, namedTerms(ctx.retrievalQuery(question), language));
+    const named = evidenceQuery(ctx.retrievalQuery(question), terms, matches, language, { ...NO_GATE, names: true });
     const hits = await ctx.search(integration, question, 6);
     return hits.map((h) => {
       const held = coverage(weighed, h.raw_text);

@@ -8,7 +8,7 @@ function question(text: string, language: string, gate: { floor: number; slope: 
   const terms = analyze(text, language).terms;
   const rareTerms = new Set(rare.flatMap((word) => analyze(word, language).terms));
   const matches = terms.map((term, slot) => ({ term, slot, weight: 1, idf: rareTerms.has(term) ? 6 : 3 }));
-  return evidenceQuery(terms, matches, language, gate, namedTerms(text, language));
+  return evidenceQuery(text, terms, matches, language, gate);
 }
 
 describe('evidence', () => {
@@ -34,7 +34,7 @@ describe('evidence', () => {
   });
 
   it('weighs words in most passages nothing', () => {
-    const asked = evidenceQuery(['la', 'farmac'], [{ term: 'la', slot: 0, weight: 1, idf: COMMON_IDF - 0.5 }, { term: 'farmac', slot: 1, weight: 1, idf: 5 }], 'ro', { floor: 0.3, slope: 0 });
+    const asked = evidenceQuery('la farmacie', ['la', 'farmac'], [{ term: 'la', slot: 0, weight: 1, idf: COMMON_IDF - 0.5 }, { term: 'farmac', slot: 1, weight: 1, idf: 5 }], 'ro', { floor: 0.3, slope: 0 });
     assert.equal(coverage(asked, 'la'), 0);
     assert.equal(coverage(asked, 'farmacie'), 1);
   });
@@ -42,7 +42,7 @@ describe('evidence', () => {
   it('keeps the rarest word weighing in a collection too small for any idf to reach far', () => {
     // Five passages: a word in one has idf 1.39, in two 0.88, in three 0.54.
     const matches = [{ term: 'tehnician', slot: 0, weight: 1, idf: 1.39 }, { term: 'farmac', slot: 1, weight: 1, idf: 0.88 }, { term: 'la', slot: 2, weight: 1, idf: 0.54 }];
-    const asked = evidenceQuery(['tehnician', 'farmac', 'la'], matches, 'ro', { floor: 0.3, slope: 0 });
+    const asked = evidenceQuery('tehnician farmacie la', ['tehnician', 'farmac', 'la'], matches, 'ro', { floor: 0.3, slope: 0 });
     assert.ok(coverage(asked, 'tehnician') > 0.75, String(coverage(asked, 'tehnician')));
     assert.equal(coverage(asked, 'la'), 0);
   });
@@ -68,10 +68,24 @@ describe('evidence', () => {
     // "Why does Lore weigh BM25 more for Chinese than for English?" in Lore's docs.
     const terms = analyze('Why does Lore weigh BM25 more for Chinese than for English?', 'en').terms;
     const matches = terms.map((term, slot) => ({ term, slot, weight: 1, idf: term === 'lore' ? COMMON_IDF - 0.5 : 3 }));
-    const asked = evidenceQuery(terms, matches, 'en', { floor: 0.3, slope: 0, names: true }, namedTerms('Why does Lore weigh BM25 more for Chinese than for English?', 'en'));
+    const asked = evidenceQuery('Why does Lore weigh BM25 more for Chinese than for English?', terms, matches, 'en', { floor: 0.3, slope: 0, names: true });
     assert.deepEqual(asked.slots.filter((s) => s.named).flatMap((s) => s.terms), ['bm25', 'chines', 'english']);
     assert.equal(coverage(asked, 'BM25 weighs more in Chinese than in English, where the model is strong.'), 1);
     assert.equal(coverage(asked, 'Lore weighs BM25 more for some languages.'), 0, 'lacking Chinese and English');
+  });
+
+  it('weighs nothing for a bigram spanning two words of a Chinese question that the collection lacks', () => {
+    // ICU reads 商 | 人们 | 资助 | 的 | 公司 | 叫 | 什么 | 名字; the bigrams 商人 (merchant) and 们资, 助的 … span them.
+    const text = '商人们资助的公司叫什么名字？';
+    const terms = [...new Set(analyze(text, 'zh').terms)];
+    const inCollection = new Set(['商', '人们', '资助', '的', '公司', '叫', '商人']);
+    const matches = terms.flatMap((term, slot) => (inCollection.has(term) ? [{ term, slot, weight: 1, idf: 3 }] : []));
+    const asked = evidenceQuery(text, terms, matches, 'zh', { floor: 0.5, slope: 0 });
+    const weighed = asked.slots.map((s) => s.terms[0]);
+    assert.ok(weighed.includes('商人') && !weighed.includes('们资') && !weighed.includes('助的'), weighed.join(' '));
+    assert.ok(weighed.includes('名字'), 'a word the collection lacks still weighs');
+    // 商人, 资助, 公司, 叫, 名字 of 商, 人们, 资助, 公司, 叫, 名字, 商人 (5 of 13 with the spanning bigrams weighed).
+    assert.equal(coverage(asked, '两位商人资助了一家公司，它的名字叫特斯拉。'), 5 / 7);
   });
 
   it('lets every passage through with a floor of 0', () => {

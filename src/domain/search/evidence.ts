@@ -49,16 +49,26 @@ export const COMMON_IDF = 1.5;
  * calibrated on XQuAD's calibration half; rows `gate` and `question words`): held-back
  * unrelated questions answered, mean of 12 languages, 17.3 % with question words weighed,
  * 15.2 % without.
+ *
+ * A character bigram spanning two of the question's words (Chinese and Japanese terms are
+ * their words and every bigram of a run: "商人们资助的公司" gives 们资, 助的, 的公) that
+ * the collections lack weighs nothing: it is no word, and a passage holding every word of the
+ * question lacks it. Weighed as a missing word, such bigrams were half of a Chinese question's
+ * weight, held by no passage.
  */
-export function evidenceQuery(terms: readonly string[], matches: readonly TermMatch[], language: string, gate: EvidenceGate, names: ReadonlySet<string> = NO_NAMES): EvidenceQuery {
+export function evidenceQuery(query: string, terms: readonly string[], matches: readonly TermMatch[], language: string, gate: EvidenceGate): EvidenceQuery {
   const rarest = Math.max(1, ...matches.map((m) => m.idf));
   // In a small collection no word's idf reaches far (one passage of five: 1.39): the question's
   // rarest word keeps at least half its weight there.
   const common = Math.min(COMMON_IDF, rarest / 2);
   const asked = questionTerms(language as Language);
+  const names = gate.names ? namedTerms(query, language) : NO_NAMES;
+  let words: Set<string> | undefined;
+  const isWord = (term: string) => (words ??= new Set([...analyzedWords(query, language as Language)].flatMap((w) => w.terms))).has(term);
   const slots = terms.flatMap((term, slot) => {
     if (asked.has(term)) return [];
     const own = matches.filter((m) => m.slot === slot);
+    if (own.length === 0 && !isWord(term)) return [];
     const idf = own.length > 0 ? Math.max(...own.map((m) => m.idf)) : rarest;
     const weight = Math.max(0, idf - common);
     // A name the collection's passages commonly hold (its own product's, in its own docs:

@@ -11,7 +11,7 @@
  * `headingMatch`). An entry ranks by its best chunk.
  */
 import { analyze } from '../ingestion/text/tokenize.js';
-import { evidenceQuery, namedTerms, type EvidenceQuery } from './evidence.js';
+import { evidenceQuery, type EvidenceQuery } from './evidence.js';
 import type { Calibration, ChunkScore, CosineRange, TermMatch } from './port.js';
 import type { RankingFields, Ranked } from './ranking.js';
 
@@ -111,10 +111,10 @@ function inOrder(sequence: readonly string[], matches: readonly TermMatch[]): bo
  * With `headings`, a chunk under a heading naming the query gains (a search box's query); an
  * answer's passages are chosen without (measured on Express's docs: chat's gold answers
  * 75.6 → 73.8 % with it, a heading holding a word or two of a question outranking the
- * passage that answers it). `query`, the query's text, tells the names the evidence gate counts
- * where its language's gate counts them (evidence.ts `namedTerms`).
+ * passage that answers it). `query`, the query's text, tells the evidence gate the query's
+ * words and the names it counts where its language's gate counts them (evidence.ts `evidenceQuery`).
  */
-export function scoring(chunks: readonly ChunkScore[], terms: readonly string[], slots: number, matches: readonly TermMatch[], language: string, calibration: Calibration, headings: boolean, query = ''): Scoring {
+export function scoring(chunks: readonly ChunkScore[], terms: readonly string[], slots: number, matches: readonly TermMatch[], language: string, calibration: Calibration, headings: boolean, query: string): Scoring {
   const best = new Map<number, number>();
   for (const m of matches) best.set(m.slot, Math.max(best.get(m.slot) ?? 0, m.weight * m.idf));
   const ideal = [...best.values()].reduce((sum, w) => sum + w, 0) + unknownSlotsWeight(slots, best);
@@ -129,7 +129,7 @@ export function scoring(chunks: readonly ChunkScore[], terms: readonly string[],
     }
   }
   const gate = calibration.evidence(language);
-  const evidence = evidenceQuery(terms, matches, language, gate, gate.names ? namedTerms(query, language) : undefined);
+  const evidence = evidenceQuery(query, terms, matches, language, gate);
   return { chunks, ideal, weight: calibration.lexicalWeight(language), range: calibration.cosineRange(language), headings: named, evidence };
 }
 
