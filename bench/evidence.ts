@@ -12,11 +12,10 @@
  * coverage (src/domain/search/evidence.ts: the share of the question's idf weight whose words
  * it holds, question words and common words left out) + slope × (similarity − 0.4) reaches
  * the language's floor. The gate (floor 0–1 by 0.025, slope 0–3) chosen on the calibration
- * half keeps the gold paragraph as evidence for all but 3 points of related questions and,
- * among such gates, answers the fewest unrelated questions (the targets: at most 10 %, 5 % in
- * English). (When the server read each passage's chunk and this bench its entry, 2 points
- * here cost chat up to 4.6 points of gold answers on the held-back half, Greek 89.3 → 84.7 %;
- * reading the same, 3 points cost it at most 2.0, Thai 82.7 → 80.7 %.) Where the context has documentation sets in a language
+ * half keeps the gold paragraph as evidence for all but a budget of related questions (1, 2, 3
+ * or 5 points: the least whose gate answers at most 5 % of the calibration half's unrelated
+ * questions, see GOLD_BUDGETS) and, among such gates, answers the fewest unrelated questions
+ * (the targets: at most 10 %, 5 % in English). Where the context has documentation sets in a language
  * (`documentation`: English has Lore's docs, Vite's and Express's), the gate must also keep the
  * gold section as evidence for all but 1 point of their questions, asked of their own docs; each
  * set's questions asked of the other sets' docs are reported as unrelated (and break ties).
@@ -74,16 +73,20 @@ const THRESHOLD = EVIDENCE_SIMILARITY;
 const FLOORS = Array.from({ length: 41 }, (_, i) => Math.round(i * 2.5) / 100);
 const SLOPES = [0, 0.5, 1, 1.5, 2, 3];
 /**
- * The gold paragraphs a gate may cost on the calibration half (GOLD_BUDGET), and the
- * documentation sets' gold sections (DOCS_GOLD_BUDGET, English's). 3 points since the server
- * reads what this bench reads, whole entries (src/domain/search/evidence.ts `passageText`):
- * with the gates of 1 point, chat answered unrelated questions held back in Romanian 32.7 %,
- * Hindi 28.7 %, Turkish 24.7 %, Arabic 22.7 %; with those of 3 points 14.0, 18.0, 15.3 and
- * 10.0 %, its gold answers within 1.3 points (Thai's 2.0) or better (evidence-check, 150
- * questions a language). At 5 points this bench's held-back half said 9.4, 12.2, 8.4 and
- * 9.1 % for 2–4 points of gold paragraphs: not tried with chat.
+ * The gold paragraphs a gate may cost on the calibration half: the least of GOLD_BUDGETS
+ * whose gate answers at most UNRELATED_AIM of the calibration half's unrelated questions (the
+ * largest when none does), so a language the lexical evidence tells apart well pays little
+ * and one it tells apart badly pays what keeping unrelated questions out costs. The aim is
+ * half the target (10 %): calibrated on the calibration half, a gate answered two to three
+ * times as many unrelated questions held back (Hindi 4.3 → 12.2 %, Romanian 5.5 → 9.4 %,
+ * German 1.2 → 4.5 % at 5 points). One budget for all did worse: at 3 points chat answered
+ * unrelated questions held back in Hindi 18.0 %, Turkish 15.3 %, Romanian 14.0 %; at 5
+ * points all twelve were at most 10 %, but Chinese, which met the target at 1 point, lost
+ * 2.7 more points of gold answers (bench:answers --sets xquad, 300 questions). The
+ * documentation sets' gold sections (English's) may lose DOCS_GOLD_BUDGET.
  */
-const GOLD_BUDGET = 0.03;
+const GOLD_BUDGETS = [0.01, 0.02, 0.03, 0.05];
+const UNRELATED_AIM = 0.05;
 const DOCS_GOLD_BUDGET = 0.01;
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
@@ -150,7 +153,9 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
       const docsBase = measure(docs, NO_GATE);
       const tried = signal.slopes.flatMap((slope) => FLOORS.map((floor) => ({ gate: { floor, slope }, ...measure(train, { floor, slope }), docs: measure(docs, { floor, slope }) })));
       // With documentation: only gates keeping its gold sections too.
-      const gate = choose(tried.filter((t) => docsBase.gold - t.docs.gold <= DOCS_GOLD_BUDGET + 1e-9), base.gold);
+      const kept = tried.filter((t) => docsBase.gold - t.docs.gold <= DOCS_GOLD_BUDGET + 1e-9);
+      const byBudget = GOLD_BUDGETS.map((budget) => ({ budget, gate: choose(kept, base.gold, budget) }));
+      const { budget, gate } = byBudget.find((b) => measure(train, b.gate).answered <= UNRELATED_AIM + 1e-9) ?? byBudget.at(-1)!;
       // Names count where they answer fewer unrelated questions of the calibration half, in a
       // language whose gate is also held to documentation questions (their names are products,
       // options and APIs). Elsewhere this measure proved no guide: with the gates it chose, chat
@@ -168,7 +173,7 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
       }
       const [before, after, trained] = [measure(test, NO_GATE), measure(test, gate), measure(train, gate)];
       const row =
-        `${lang.padEnd(5)} ${gate.floor.toFixed(3).padStart(5)} ${gate.slope.toFixed(1).padStart(5)}   ${`${pct(base.answered)} → ${pct(trained.answered)}`.padEnd(18)} ${`${pct(base.gold)} → ${pct(trained.gold)}`.padEnd(18)} ` +
+        `${lang.padEnd(5)} ${gate.floor.toFixed(3).padStart(5)} ${gate.slope.toFixed(1).padStart(5)} ${`${budget * 100} pt`.padStart(6)}   ${`${pct(base.answered)} → ${pct(trained.answered)}`.padEnd(18)} ${`${pct(base.gold)} → ${pct(trained.gold)}`.padEnd(18)} ` +
         `${`${pct(before.answered)} → ${pct(after.answered)}`.padEnd(18)} ${`${pct(before.gold)} → ${pct(after.gold)}`}`;
       tables[signal.name]!.push(row);
       console.log(`${signal.name.padEnd(14)} ${row}`);
@@ -176,7 +181,7 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
   }
   for (const signal of SIGNALS) {
     console.log(`\nevidence gates per language by ${signal.name} (XQuAD; a collection of the odd articles; calibrated on articles 0–23, held back 24–47)`);
-    console.log(`${'lang'.padEnd(5)} floor slope   ${'unrelated answered'.padEnd(18)} ${'gold as evidence'.padEnd(18)} ${'held back: unrel.'.padEnd(18)} held back: gold`);
+    console.log(`${'lang'.padEnd(5)} floor slope budget   ${'unrelated answered'.padEnd(18)} ${'gold as evidence'.padEnd(18)} ${'held back: unrel.'.padEnd(18)} held back: gold`);
     for (const row of tables[signal.name]!) console.log(row);
   }
   console.log(`\ngates chosen: ${Object.entries(gates).map(([lang, g]) => `${lang} ${g.floor}/${g.slope}${g.names ? ' names' : ''}`).join(', ')}`);
@@ -229,15 +234,15 @@ async function askerOver(ctx: EvidenceContext, integration: string, lang: string
 }
 
 /**
- * The gate calibration keeps: among those losing at most GOLD_BUDGET of the gold paragraphs
+ * The gate calibration keeps: among those losing at most `budget` of the gold paragraphs
  * (`gold` with no gate), the one answering the fewest unrelated questions, then the fewest of
  * the other documentation sets' questions (when there are sets), then keeping the most gold
  * paragraphs, then the lower floor and slope. (Keeping the most gold among the gates
  * that just meet the target instead overfits the calibration half: English 4.3 % unrelated
  * answered there, 8.0 % held back.)
  */
-function choose(tried: { gate: EvidenceGate; gold: number; answered: number; docs?: { answered: number } }[], gold: number): EvidenceGate {
-  const allowed = tried.filter((t) => gold - t.gold <= GOLD_BUDGET + 1e-9);
+function choose(tried: { gate: EvidenceGate; gold: number; answered: number; docs?: { answered: number } }[], gold: number, budget: number): EvidenceGate {
+  const allowed = tried.filter((t) => gold - t.gold <= budget + 1e-9);
   const sorted = allowed.sort((a, b) => a.answered - b.answered || (a.docs?.answered ?? 0) - (b.docs?.answered ?? 0) || b.gold - a.gold || a.gate.floor - b.gate.floor || a.gate.slope - b.gate.slope);
   return sorted[0]?.gate ?? NO_GATE;
 }
