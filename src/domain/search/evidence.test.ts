@@ -88,6 +88,16 @@ describe('evidence', () => {
     assert.equal(coverage(asked, '两位商人资助了一家公司，它的名字叫特斯拉。'), 5 / 7);
   });
 
+  it('holds a Thai word by its letters where the dictionary cut a name otherwise', () => {
+    // "Who is the general manager of the Broncos?": ของบรอนคอส is read ขอ|งบ|รอน|คอส here, ของ|ทีม|บร|อน|คอส in the passage.
+    const text = 'ใครคือผู้จัดการทั่วไปของบรอนคอส';
+    const terms = [...new Set(analyze(text, 'th').terms)];
+    const asked = evidenceQuery(text, terms, terms.map((term, slot) => ({ term, slot, weight: 1, idf: 3 })), 'th', { floor: 0.5, slope: 0 });
+    assert.deepEqual(asked.slots.map((s) => s.terms[0]), ['ผู้', 'จัดการ', 'ทั่วไป', 'ขอ', 'งบ', 'รอน', 'คอส']);
+    // All but งบ (4 of 7 by the passage's terms: not ขอ, รอน).
+    assert.equal(coverage(asked, 'จอห์น เอลเวย์ เป็นผู้จัดการทั่วไปของทีมบรอนคอส'), 6 / 7);
+  });
+
   it('lets every passage through with a floor of 0', () => {
     const asked = question('When did the Normans conquer England?', 'en', { floor: 0, slope: 0 });
     assert.equal(isEvidence(asked, 'Nothing in common.', EVIDENCE_SIMILARITY), true);

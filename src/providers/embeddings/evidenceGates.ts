@@ -13,7 +13,7 @@ export const MINILM_EVIDENCE_GATES: Readonly<Record<string, { floor: number; slo
   hi: { floor: 0.45, slope: 0 },
   ro: { floor: 0.88, slope: 3 },
   ru: { floor: 0.5, slope: 0.5 },
-  th: { floor: 0.63, slope: 1.5 },
+  th: { floor: 0.68, slope: 1.5 },
   tr: { floor: 0.5, slope: 0.5 },
   vi: { floor: 0.88, slope: 3 },
   zh: { floor: 0.43, slope: 1 },
