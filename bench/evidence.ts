@@ -211,16 +211,17 @@ async function askerOver(ctx: EvidenceContext, integration: string, lang: string
   const { chunks, df } = await ctx.stats(integration);
   const idf = (term: string) => Math.log(1 + (chunks - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5));
   return async (question, isGold) => {
-    const { terms, language } = await analyseQuery(ctx.retrievalQuery(question), async () => [lang]);
+    const query = ctx.retrievalQuery(question);
+    const { terms, language } = await analyseQuery(query, async () => [lang]);
     const matches = terms.flatMap((term, slot) => (df.has(term) ? [{ term, slot, idf: idf(term), weight: 1 }] : []));
-    const weighed = evidenceQuery(ctx.retrievalQuery(question), terms, matches, language, NO_GATE);
+    const weighed = evidenceQuery(query, terms, matches, language, NO_GATE);
     // Every word of it, question words too; and every word at its idf, common ones too.
     const rarest = Math.max(1, ...matches.map((m) => m.idf));
     const weight = (term: string) => (df.has(term) ? idf(term) : rarest);
     const everyWord: EvidenceQuery = { ...weighed, slots: terms.map((term) => ({ terms: [term], weight: Math.max(0, weight(term) - COMMON_IDF) })) };
     const questionWords = questionTerms(language);
     const everyIdf: EvidenceQuery = { ...weighed, slots: terms.filter((term) => !questionWords.has(term)).map((term) => ({ terms: [term], weight: weight(term) })) };
-    const named = evidenceQuery(ctx.retrievalQuery(question), terms, matches, language, { ...NO_GATE, names: true });
+    const named = evidenceQuery(query, terms, matches, language, { ...NO_GATE, names: true });
     const hits = await ctx.search(integration, question, 6);
     return hits.map((h) => {
       const held = coverage(weighed, h.raw_text);
