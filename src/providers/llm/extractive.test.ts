@@ -117,6 +117,30 @@ describe('extractive answer provider', () => {
     assert.ok(text.startsWith('Lore is a self-hostable knowledge search'), text);
   });
 
+  it('quotes the passage a sentence links to rather than the sentence pointing there (Vite: "How do I create a new Vite project?")', async () => {
+    const given: Passages = [
+      {
+        ref: 1,
+        title: 'Server-Side Rendering',
+        url: 'https://vite.dev/guide/ssr#example-projects',
+        text: 'You can also scaffold a new Vite project locally by [running `create-vite`](https://vite.dev/guide/#scaffolding-your-first-vite-project).',
+      },
+      {
+        ref: 2,
+        title: 'Scaffolding Your First Vite Project',
+        url: 'https://vite.dev/guide/#scaffolding-your-first-vite-project',
+        text: 'Run `npm create vite@latest` to scaffold a Vite app.',
+      },
+    ];
+    const question = 'How do I create a new Vite project?';
+    const text = await answer(question, given, { maxSentences: 1 });
+    assert.ok(text.includes('npm create vite@latest'), text);
+    assert.deepEqual(citations(text), [2]);
+    // The same sentence linking elsewhere points to no passage given: as good a match, and ranked first, it is quoted.
+    const elsewhere = given.map((p, i) => (i === 0 ? { ...p, text: p.text.replace('https://vite.dev/guide/#scaffolding-your-first-vite-project', 'https://github.com/vitejs/vite') } : p));
+    assert.deepEqual(citations(await answer(question, elsewhere, { maxSentences: 1 })), [1]);
+  });
+
   it('does not let question words decide: "how many" alone is no overlap', async () => {
     const given = passages('How many people visit, and how much they pay, is not known to anyone.', 'Mars has two small moons, Phobos and Deimos, discovered in 1877.');
     const text = await answer('How many moons does Mars have?', given, { maxSentences: 1 });
