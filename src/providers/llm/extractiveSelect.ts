@@ -389,9 +389,16 @@ export async function selectAnswer(
 
 const byScore = (a: Unit, b: Unit) => b.score - a.score || a.rank - b.rank || a.order - b.order;
 
-/** A link's or a passage's page as compared by `pointers`: no `.html`, no trailing slash, any case. */
+/**
+ * A link's or a passage's page as compared by `pointers`: no `.html`, no trailing slash, any
+ * case, and the fragment's letters and digits only (a site's own anchors and the importer's
+ * differ in punctuation: VitePress links `#index-html-and-project-root`, the section of
+ * "`index.html` and Project Root" is imported as `#indexhtml-and-project-root`).
+ */
 function pageUrl(url: string): string {
-  return url.replace(/\.html(?=#|$)/, '').replace(/\/+(?=#|$)/, '').toLowerCase();
+  const [page, fragment] = url.toLowerCase().split('#', 2) as [string, string | undefined];
+  const base = page.replace(/\.html$/, '').replace(/\/+$/, '');
+  return fragment === undefined ? base : `${base}#${fragment.replace(/[^\p{L}\p{N}]/gu, '')}`;
 }
 
 const LINK_TARGET = /\]\(([^()\s]+)\)/g;
