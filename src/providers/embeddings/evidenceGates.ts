@@ -16,5 +16,5 @@ export const MINILM_EVIDENCE_GATES: Readonly<Record<string, { floor: number; slo
   th: { floor: 0.68, slope: 1.5 },
   tr: { floor: 0.5, slope: 0.5 },
   vi: { floor: 0.88, slope: 3 },
-  zh: { floor: 0.43, slope: 1 },
+  zh: { floor: 0.4, slope: 0.5 },
 };
