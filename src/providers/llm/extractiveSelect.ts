@@ -318,9 +318,9 @@ export async function selectAnswer(
       u.semantic = sims[i] ?? 0;
       u.score += SEMANTIC_WEIGHT * u.semantic;
     });
-    candidates.sort(byScore);
   }
   pointers(candidates, passages);
+  candidates.sort(byScore);
   explain?.(candidates);
   const best = candidates[0];
   if (!best) return [];
@@ -404,10 +404,9 @@ function pageUrl(url: string): string {
 const LINK_TARGET = /\]\(([^()\s]+)\)/g;
 
 /**
- * Units that link to another of the passages lose POINTER_PENALTY, and the candidates are
- * ordered again: such a unit says where the answer is ("You can also scaffold these projects
- * by [running `create-vite`](…/guide/#scaffolding-your-first-vite-project)"), and the passage
- * it points to says it.
+ * Units that link to another of the passages lose POINTER_PENALTY: such a unit says where the
+ * answer is ("You can also scaffold these projects by [running `create-vite`](…/guide/
+ * #scaffolding-your-first-vite-project)"), and the passage it points to says it.
  */
 function pointers(candidates: Unit[], passages: readonly Passage[]): void {
   const at = new Map<string, number>();
@@ -422,7 +421,6 @@ function pointers(candidates: Unit[], passages: readonly Passage[]): void {
       }
     }
   }
-  candidates.sort(byScore);
 }
 
 /**
