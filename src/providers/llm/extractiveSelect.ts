@@ -393,12 +393,22 @@ const byScore = (a: Unit, b: Unit) => b.score - a.score || a.rank - b.rank || a.
  * A link's or a passage's page as compared by `pointers`: no `.html`, no trailing slash, any
  * case, and the fragment's letters and digits only (a site's own anchors and the importer's
  * differ in punctuation: VitePress links `#index-html-and-project-root`, the section of
- * "`index.html` and Project Root" is imported as `#indexhtml-and-project-root`).
+ * "`index.html` and Project Root" is imported as `#indexhtml-and-project-root`), percent-encoded
+ * letters decoded.
  */
 function pageUrl(url: string): string {
   const [page, fragment] = url.toLowerCase().split('#', 2) as [string, string | undefined];
   const base = page.replace(/\.html$/, '').replace(/\/+$/, '');
-  return fragment === undefined ? base : `${base}#${fragment.replace(/[^\p{L}\p{N}]/gu, '')}`;
+  return fragment === undefined ? base : `${base}#${decoded(fragment).replace(/[^\p{L}\p{N}]/gu, '')}`;
+}
+
+/** A fragment as read: `#ge%C3%A4ndert` is `#geändert` (left as it is when not valid percent-encoding). */
+function decoded(fragment: string): string {
+  try {
+    return decodeURIComponent(fragment);
+  } catch {
+    return fragment;
+  }
 }
 
 const LINK_TARGET = /\]\(([^()\s]+)\)/g;
