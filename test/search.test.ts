@@ -218,7 +218,7 @@ for (const backend of backends()) {
     it('tells where a search spent its time in a Server-Timing header', async () => {
       const response = await search('query=billing');
       const stages = String(response.headers['server-timing']).split(', ').map((part) => part.split(';dur=')[0]);
-      assert.deepEqual(stages, ['integration', 'terms', 'lexical', 'embed', 'vector', 'rank', 'hydrate', 'total']);
+      assert.deepEqual(stages, ['integration', 'terms', 'lexical', 'embed', 'vector', 'rank', 'hydrate', 'evidence', 'total']);
       assert.match(String(response.headers['server-timing']), /^(\w+;dur=\d+\.\d{2}(, |$))+$/);
     });
 

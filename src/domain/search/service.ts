@@ -67,7 +67,8 @@ export interface SearchResult {
   facetsExhaustive?: boolean;
   /**
    * Milliseconds of each stage on the request's path, in order (integration, terms, lexical,
-   * embed, vector, rank, hydrate), and in all. The query is embedded from the start, beside
+   * embed, vector, rank, hydrate, evidence: whether the hits are evidence enough to summarise),
+   * and in all. The query is embedded from the start, beside
    * the stages before it: `embed` is only what it adds after the lexical pass.
    */
   timings: StageTimings;
@@ -303,6 +304,7 @@ export function createSearchService(deps: {
       const summarisable =
         close.length > 0 && !isVagueQuery(params.query) &&
         (evidence.floor <= 0 || (await textsOf(scope, close, shown)).some(([r, text]) => isEvidence(evidence, text, r.similarity)));
+      lap('evidence');
       const result: SearchResult = {
         hits,
         total: ranked.length,
