@@ -68,8 +68,8 @@ export interface SearchResult {
   /**
    * Milliseconds of each stage on the request's path, in order (integration, terms, lexical,
    * embed, vector, rank, hydrate, evidence: whether the hits are evidence enough to summarise),
-   * and in all. The query is embedded from the start, beside
-   * the stages before it: `embed` is only what it adds after the lexical pass.
+   * and in all. The query is embedded from the start, beside the stages before it: `embed` is
+   * only what it adds after the lexical pass.
    */
   timings: StageTimings;
 }

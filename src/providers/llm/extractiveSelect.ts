@@ -397,9 +397,9 @@ const byScore = (a: Unit, b: Unit) => b.score - a.score || a.rank - b.rank || a.
  * letters decoded.
  */
 function pageUrl(url: string): string {
-  const [page, fragment] = url.toLowerCase().split('#', 2) as [string, string | undefined];
-  const base = page.replace(/\.html$/, '').replace(/\/+$/, '');
-  return fragment === undefined ? base : `${base}#${decoded(fragment).replace(/[^\p{L}\p{N}]/gu, '')}`;
+  const [page, fragment] = url.split('#', 2) as [string, string | undefined];
+  const base = page.toLowerCase().replace(/\.html$/, '').replace(/\/+$/, '');
+  return fragment === undefined ? base : `${base}#${decoded(fragment).toLowerCase().replace(/[^\p{L}\p{N}]/gu, '')}`;
 }
 
 /** A fragment as read: `#ge%C3%A4ndert` is `#geändert` (left as it is when not valid percent-encoding). */
