@@ -16,6 +16,7 @@ const ARTICLES = [
   { source_id: 'cardinal', title: 'Birds', raw_text: 'The cardinal is a songbird of the Americas.' },
   { source_id: 'gene', title: 'Genes', raw_text: 'The p53 gene and the max_len setting of the sequencer.' },
   { source_id: 'reset', title: 'Account access', raw_text: 'Open Settings, then Security, and choose Reset password. A reset link arrives by e-mail within five minutes.' },
+  { source_id: 'shutdown', title: 'Stopping', raw_text: 'A graceful shutdown finishes the work in flight. The setup wizard runs once.' },
   { source_id: 'zh', title: '数据库', raw_text: '数据库备份每天运行一次。' },
   { source_id: 'ar', title: 'المكتبة', raw_text: 'تقع المدينة على ضفاف النهر، وفيها مكتبة كبيرة مفتوحة كل يوم.' },
 ];
@@ -91,6 +92,18 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await lexical('cad ')), []);
       assert.deepEqual(ids(await lexical('p35 ')), []);
       assert.deepEqual(ids(await lexical('p53 ')), ['gene']);
+    });
+
+    it('matches two words written apart, or hyphenated, where the text has them as one', async () => {
+      const hits = await lexical('shut down ');
+      assert.deepEqual(ids(hits), ['shutdown']);
+      assert.match(hits[0]!.snippet, /<mark>shutdown<\/mark>/);
+      assert.deepEqual(ids(await lexical('shut-down ')), ['shutdown']);
+      // "set" also matches "Settings" and "setting": setup, both words' match, ranks first.
+      assert.equal(ids(await lexical('set up '))[0], 'shutdown');
+      // Each word's own matches still count; words apart are not joined across punctuation.
+      assert.deepEqual(ids(await lexical('shut, down ')), []);
+      assert.deepEqual(ids(await lexical('shut down ', '&typo_tolerance=false')), []);
     });
 
     it('reads a dictionary kept exact by concurrent writes: new words are corrected to, gone ones no longer', async () => {

@@ -193,7 +193,7 @@ function damerauSql(a: string, b: string, max: string): string {
   return `(SELECT CASE WHEN d.lev = 2 AND length(${a}) = length(${b}) AND ${letters(a)} = ${letters(b)} THEN 1 ELSE d.lev END FROM (SELECT ${lev} AS lev) d)`;
 }
 
-const NO_LOOSE: LooseMatching = { prefix: null, typos: [], weights: { prefix: 0, typo: [0, 0] } };
+const NO_LOOSE: LooseMatching = { prefix: null, typos: [], joined: [], weights: { prefix: 0, typo: [0, 0], joined: 0 } };
 
 /**
  * The lexical pass in one statement: the collections' statistics; the terms each query slot
@@ -208,7 +208,7 @@ const NO_LOOSE: LooseMatching = { prefix: null, typos: [], weights: { prefix: 0,
  */
 async function lexical(db: Queryable, organisationId: number, collectionIds: readonly string[], query: CandidateQuery, limit: number): Promise<LexicalCandidates> {
   const { terms, filters } = query;
-  const { prefix, typos, weights } = query.loose ?? NO_LOOSE;
+  const { prefix, typos, joined, weights } = query.loose ?? NO_LOOSE;
   const params: unknown[] = [organisationId, collectionIds, terms];
   /** A parameter's placeholder, cast. */
   const param = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
@@ -228,6 +228,11 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
     correctionSlots: param(typos.flatMap((t) => t.corrections.map(() => t.slot)), 'int[]'),
     weights: param(weights.typo, 'float8[]'),
   };
+  const together = joined.length > 0 && {
+    terms: param(joined.flatMap((j) => j.slots.map(() => j.term)), 'text[]'),
+    slots: param(joined.flatMap((j) => j.slots), 'int[]'),
+    weight: param(weights.joined, 'float8'),
+  };
   const passes = filterClause(filters, params, 'g.chunk_id');
   // With filters, a term's best postings may all be filtered out: read every posting then.
   // A term's budget follows the weight it is read at (weight × idf): a prefix's or a typo's match reads fewer.
@@ -239,12 +244,18 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
           FROM collection_stats WHERE collection_id IN (SELECT id FROM cols))`,
     // Terms looked up as they are: the query's, and the stems the word being typed begins with.
     `found AS (SELECT term, sum(df)::float8 AS df FROM collection_terms
-               WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[]${typing ? ` || ${typing.stems}` : ''}) GROUP BY term)`,
+               WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[]${typing ? ` || ${typing.stems}` : ''}${together ? ` || ${together.terms}` : ''}) GROUP BY term)`,
   ];
   const alternatives = [
     `SELECT q.term, (q.i - 1)::int AS slot, 1::float8 AS weight, f.df
      FROM unnest($3::text[]) WITH ORDINALITY AS q(term, i) JOIN found f ON f.term = q.term`,
   ];
+  if (together) {
+    // Two words written apart that the collections hold as one: in the slot of each.
+    alternatives.push(
+      `SELECT f.term, j.slot, ${together.weight}, f.df FROM unnest(${together.terms}, ${together.slots}) AS j(term, slot) JOIN found f ON f.term = j.term`,
+    );
+  }
   if (typing) {
     // The terms the word being typed begins (a range in byte order), the most frequent first.
     ctes.push(`begun AS (SELECT b.term, sum(b.df)::float8 AS df

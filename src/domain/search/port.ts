@@ -55,8 +55,14 @@ export interface LooseMatching {
    * terms within `edits` edits, a transposition of two letters counting as one.
    */
   typos: readonly MistypeableTerm[];
-  /** What a match counts for beside an exact one (1), by kind: the word being typed's, a typo's of one edit and of two. */
-  weights: { prefix: number; typo: readonly [number, number] };
+  /**
+   * Two words written apart that the collections may hold as one ("shut down" → shutdown, "set
+   * up" → setup, "shut-down" → shutdown): the term of the words joined, and the query slots of
+   * the words it stands for. It matches in each of them, as Algolia and Meilisearch concatenate.
+   */
+  joined: readonly { term: string; slots: readonly number[] }[];
+  /** What a match counts for beside an exact one (1), by kind: the word being typed's, a typo's of one edit and of two, two words joined. */
+  weights: { prefix: number; typo: readonly [number, number]; joined: number };
 }
 
 /** A query term that may be mistyped, in its slot, with the edits it may hold. */

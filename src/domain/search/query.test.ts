@@ -90,3 +90,22 @@ describe('analyseQuery', () => {
     assert.ok(read.terms.includes('cabecera'), read.terms.join());
   });
 });
+
+describe('looseMatching: words joined', () => {
+  it('joins two adjacent words of letters, and a hyphenated word, into the term the text may hold, in the slots of their terms', () => {
+    const terms = analyze('How do I shut down gracefully?', 'en').terms;
+    const { joined } = loose('How do I shut down gracefully?');
+    const shutdown = joined.find((j) => j.term === 'shutdown');
+    assert.deepEqual(shutdown?.slots, [terms.indexOf('shut'), terms.indexOf('down')]);
+    assert.deepEqual(loose('shut-down').joined, [{ term: 'shutdown', slots: [0, 1] }]);
+    // "in" is a stop word: its join still stands for "log".
+    assert.ok(loose('log in page').joined.some((j) => j.term === 'login' && j.slots.length === 1));
+  });
+
+  it('joins nothing across punctuation, with digits, in scripts without spaces, or without typos', () => {
+    assert.deepEqual(loose('shut, down').joined.filter((j) => j.term === 'shutdown'), []);
+    assert.deepEqual(loose('http 2').joined, []);
+    assert.deepEqual(loose('数据 库', 'zh').joined, []);
+    assert.deepEqual(loose('shut down', 'en', { typing: false, typos: false }).joined, []);
+  });
+});
