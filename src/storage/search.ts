@@ -242,7 +242,7 @@ async function lexical(db: Queryable, organisationId: number, collectionIds: rea
     `s AS (SELECT coalesce(sum(chunk_count), 0)::float8 AS n,
             coalesce(sum(total_length)::float8 / nullif(sum(chunk_count), 0), 1) AS avgdl
           FROM collection_stats WHERE collection_id IN (SELECT id FROM cols))`,
-    // Terms looked up as they are: the query's, and the stems the word being typed begins with.
+    // Terms looked up as they are: the query's, the stems the word being typed begins with, and words joined.
     `found AS (SELECT term, sum(df)::float8 AS df FROM collection_terms
                WHERE collection_id IN (SELECT id FROM cols) AND term = ANY($3::text[]${typing ? ` || ${typing.stems}` : ''}${together ? ` || ${together.terms}` : ''}) GROUP BY term)`,
   ];

@@ -107,5 +107,7 @@ describe('looseMatching: words joined', () => {
     assert.deepEqual(loose('http 2').joined, []);
     assert.deepEqual(loose('数据 库', 'zh').joined, []);
     assert.deepEqual(loose('shut down', 'en', { typing: false, typos: false }).joined, []);
+    // A word of one letter, or a joined term under five letters, looks nothing up ("doi", "iset").
+    assert.deepEqual(loose('do I set up').joined.map((j) => j.term), ['setup']);
   });
 });

@@ -137,13 +137,18 @@ export function looseMatching(query: string, terms: readonly string[], language:
 
 /** Pairs of words joined a query at most (a query is a few words; each pair is one more term looked up). */
 const MAX_JOINED = 8;
-/** Words of letters only, hyphens between them ("shut-down"). */
-const LETTERS = /^\p{L}+(?:-\p{L}+)*$/u;
+/**
+ * Joined terms shorter than this are left out, and words of one letter are joined to nothing:
+ * "how do I set up" would look up "doi" and "iset", "a web server" "aweb".
+ */
+const MIN_JOINED = 5;
+/** Words of letters (and their marks) only, hyphens between them ("shut-down"). */
+const LETTERS = /^[\p{L}\p{M}]+(?:-[\p{L}\p{M}]+)*$/u;
 
 /**
  * Words the collections may hold as one (LooseMatching.joined): each two adjacent words of
  * letters, one space apart, joined ("shut down" → shutdown, "set up" → setup, "log in" →
- * login), and each hyphenated word without its hyphens ("shut-down" → shutdown), when the
+ * login; two letters or more each, MIN_JOINED letters joined), and each hyphenated word without its hyphens ("shut-down" → shutdown), when the
  * joined word is one term that is not already one of the query's. Not in scripts written
  * without spaces, where the segmenter decides what a word is.
  */
@@ -152,7 +157,7 @@ export function joinedWords(query: string, terms: readonly string[], language: s
   const joined = new Map<string, Set<number>>();
   const add = (text: string, parts: readonly string[]) => {
     const analysed = analyze(text, language).terms;
-    if (analysed.length !== 1 || !isMistypeable(analysed[0]!) || terms.includes(analysed[0]!)) return;
+    if (analysed.length !== 1 || [...analysed[0]!].length < MIN_JOINED || !isMistypeable(analysed[0]!) || terms.includes(analysed[0]!)) return;
     const slots = parts.map((t) => terms.indexOf(t)).filter((slot) => slot >= 0);
     if (slots.length === 0 || (joined.size >= MAX_JOINED && !joined.has(analysed[0]!))) return;
     const known = joined.get(analysed[0]!) ?? new Set<number>();
@@ -162,7 +167,8 @@ export function joinedWords(query: string, terms: readonly string[], language: s
   for (const [i, word] of words.entries()) {
     if (word.text.includes('-')) add(word.text.replace(/-/g, ''), word.terms);
     const next = words[i + 1];
-    if (next && next.start === word.end + 1 && query[word.end] === ' ' && !word.text.includes('-') && !next.text.includes('-')) add(word.text + next.text, [...word.terms, ...next.terms]);
+    const apart = next && next.start === word.end + 1 && query[word.end] === ' ' && !word.text.includes('-') && !next.text.includes('-');
+    if (apart && [...word.text].length > 1 && [...next.text].length > 1) add(word.text + next.text, [...word.terms, ...next.terms]);
   }
   return [...joined].map(([term, slots]) => ({ term, slots: [...slots] }));
 }
