@@ -113,9 +113,10 @@ export function looseMatching(query: string, terms: readonly string[], language:
     prefix = { typed: beginning, slot, stems };
   }
   const typos: (MistypeableTerm & { written: string })[] = [];
+  const words = options.typos ? [...analyzedWords(query, language)] : [];
   if (options.typos) {
     const seen = new Set<string>();
-    for (const word of analyzedWords(query, language)) {
+    for (const word of words) {
       const written = query.slice(word.start, word.end);
       // Numbers, codes and identifiers (p53, http2, max_len) are typed with care, or pasted.
       if (/[\p{N}_]/u.test(written)) continue;
@@ -132,7 +133,7 @@ export function looseMatching(query: string, terms: readonly string[], language:
     // those (the last few) carry their corrections, stemmed here where the stemmer is.
     for (const typo of typos.slice(-CORRECTED_WORDS)) typo.corrections = corrections(typo.written, language);
   }
-  return { prefix, typos: typos.map(({ written: _, ...typo }) => typo), joined: options.typos ? joinedWords(query, terms, language) : [], weights: LOOSE_WEIGHTS };
+  return { prefix, typos: typos.map(({ written: _, ...typo }) => typo), joined: options.typos ? joinedWords(query, words, terms, language) : [], weights: LOOSE_WEIGHTS };
 }
 
 /** Pairs of words joined a query at most (a query is a few words; each pair is one more term looked up). */
@@ -144,31 +145,51 @@ const MAX_JOINED = 8;
 const MIN_JOINED = 5;
 /** Words of letters (and their marks) only, hyphens between them ("shut-down"). */
 const LETTERS = /^[\p{L}\p{M}]+(?:-[\p{L}\p{M}]+)*$/u;
+const ASCII_LETTERS = /^[A-Za-z]+(?:-[A-Za-z]+)*$/;
 
 /**
- * Words the collections may hold as one (LooseMatching.joined): each two adjacent words of
- * letters, one space apart, joined ("shut down" → shutdown, "set up" → setup, "log in" →
- * login; two letters or more each, MIN_JOINED letters joined), and each hyphenated word without its hyphens ("shut-down" → shutdown), when the
- * joined word is one term that is not already one of the query's. Not in scripts written
- * without spaces, where the segmenter decides what a word is.
+ * Words the collections may hold as one (LooseMatching.joined), of the query's `analysed`
+ * words: each two adjacent words of letters, one space apart, joined ("shut down" → shutdown,
+ * "set up" → setup, "log in" → login; two letters or more each, MIN_JOINED letters joined),
+ * and each hyphenated word without its hyphens ("shut-down" → shutdown), when the joined word
+ * is one term that is not already one of the query's. Not in scripts written without spaces,
+ * where the segmenter decides what a word is.
  */
-export function joinedWords(query: string, terms: readonly string[], language: string): LooseMatching['joined'] {
-  const words = [...analyzedWords(query, language)].map((w) => ({ ...w, text: query.slice(w.start, w.end) })).filter((w) => LETTERS.test(w.text));
-  const joined = new Map<string, Set<number>>();
+export function joinedWords(query: string, analysed: readonly { start: number; end: number; terms: readonly string[] }[], terms: readonly string[], language: string): LooseMatching['joined'] {
+  const joined: { term: string; slots: number[] }[] = [];
   const add = (text: string, parts: readonly string[]) => {
-    const analysed = analyze(text, language).terms;
-    if (analysed.length !== 1 || [...analysed[0]!].length < MIN_JOINED || !isMistypeable(analysed[0]!) || terms.includes(analysed[0]!)) return;
-    const slots = parts.map((t) => terms.indexOf(t)).filter((slot) => slot >= 0);
-    if (slots.length === 0 || (joined.size >= MAX_JOINED && !joined.has(analysed[0]!))) return;
-    const known = joined.get(analysed[0]!) ?? new Set<number>();
-    for (const slot of slots) known.add(slot);
-    joined.set(analysed[0]!, known);
+    const [term, more] = analyze(text, language).terms;
+    if (term === undefined || more !== undefined || term.length < MIN_JOINED || !isMistypeable(term) || terms.includes(term)) return;
+    let known = joined.find((j) => j.term === term);
+    if (!known) {
+      if (joined.length >= MAX_JOINED) return;
+      joined.push((known = { term, slots: [] }));
+    }
+    for (const part of parts) {
+      const slot = terms.indexOf(part);
+      if (slot >= 0 && !known.slots.includes(slot)) known.slots.push(slot);
+    }
+    if (known.slots.length === 0) joined.splice(joined.indexOf(known), 1);
   };
-  for (const [i, word] of words.entries()) {
-    if (word.text.includes('-')) add(word.text.replace(/-/g, ''), word.terms);
-    const next = words[i + 1];
-    const apart = next && next.start === word.end + 1 && query[word.end] === ' ' && !word.text.includes('-') && !next.text.includes('-');
-    if (apart && [...word.text].length > 1 && [...next.text].length > 1) add(word.text + next.text, [...word.terms, ...next.terms]);
+  let previous: { text: string; end: number; terms: readonly string[] } | null = null;
+  for (const word of analysed) {
+    const text = query.slice(word.start, word.end);
+    if (!isLetters(text)) {
+      previous = null;
+      continue;
+    }
+    const hyphenated = text.includes('-');
+    if (hyphenated) add(text.replaceAll('-', ''), word.terms);
+    // One space apart, two letters or more each, neither hyphenated.
+    if (previous && !hyphenated && word.start === previous.end + 1 && query[previous.end] === ' ' && text.length > 1 && previous.text.length > 1) {
+      add(previous.text + text, [...previous.terms, ...word.terms]);
+    }
+    previous = hyphenated ? null : { text, end: word.end, terms: word.terms };
   }
-  return [...joined].map(([term, slots]) => ({ term, slots: [...slots] }));
+  return joined;
+}
+
+/** Whether `text` is letters only (and their marks), hyphens between them: ASCII first, as most queries are. */
+function isLetters(text: string): boolean {
+  return ASCII_LETTERS.test(text) || LETTERS.test(text);
 }
