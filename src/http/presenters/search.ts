@@ -66,6 +66,7 @@ export const SearchFlags = {
     description:
       'A query word found in none of the collections also matches the words one edit from it (four letters or more) or two (eight or more), ' +
       'transpositions counting as one; never words with digits or `_`, nor Chinese, Japanese or Thai. Exact matches rank first. ' +
+      'Two words one space apart, or a hyphenated word, also match the word written as one ("shut down": "shutdown"). ' +
       'Default: the integration’s `typo_tolerance` setting (true unless set false); false matches words exactly. ' +
       'Independently, a query not ending in a space ends in the word being typed, which also matches the words it begins.',
   })),
