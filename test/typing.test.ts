@@ -1,8 +1,9 @@
 /**
  * Search as people type, over HTTP on both backends: the word being typed matches the words it
- * begins, a word found nowhere matches the words one or two edits from it, exact matches rank
- * first, and `typo_tolerance` (the request's, else the integration's) turns typos off. The
- * embedder is constant, so every ranking here is the lexical side's.
+ * begins, a word found nowhere matches the words one or two edits from it, two words written
+ * apart match the word written as one, exact matches rank first, and `typo_tolerance` (the
+ * request's, else the integration's) turns typos off. The embedder is constant, so every
+ * ranking here is the lexical side's.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -101,7 +102,7 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await lexical('shut-down ')), ['shutdown']);
       // "set" also matches "Settings" and "setting": setup, both words' match, ranks first.
       assert.equal(ids(await lexical('set up '))[0], 'shutdown');
-      // Each word's own matches still count; words apart are not joined across punctuation.
+      // Not across punctuation, nor with typos off.
       assert.deepEqual(ids(await lexical('shut, down ')), []);
       assert.deepEqual(ids(await lexical('shut down ', '&typo_tolerance=false')), []);
     });
