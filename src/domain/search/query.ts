@@ -113,8 +113,10 @@ export function looseMatching(query: string, terms: readonly string[], language:
     prefix = { typed: beginning, slot, stems };
   }
   const typos: (MistypeableTerm & { written: string })[] = [];
-  const words = options.typos ? [...analyzedWords(query, language)] : [];
+  let joined: LooseMatching['joined'] = [];
   if (options.typos) {
+    const words = [...analyzedWords(query, language)];
+    joined = joinedWords(query, words, terms, language);
     const seen = new Set<string>();
     for (const word of words) {
       const written = query.slice(word.start, word.end);
@@ -133,7 +135,7 @@ export function looseMatching(query: string, terms: readonly string[], language:
     // those (the last few) carry their corrections, stemmed here where the stemmer is.
     for (const typo of typos.slice(-CORRECTED_WORDS)) typo.corrections = corrections(typo.written, language);
   }
-  return { prefix, typos: typos.map(({ written: _, ...typo }) => typo), joined: options.typos ? joinedWords(query, words, terms, language) : [], weights: LOOSE_WEIGHTS };
+  return { prefix, typos: typos.map(({ written: _, ...typo }) => typo), joined, weights: LOOSE_WEIGHTS };
 }
 
 /** Pairs of words joined a query at most (a query is a few words; each pair is one more term looked up). */
@@ -155,21 +157,19 @@ const ASCII_LETTERS = /^[A-Za-z]+(?:-[A-Za-z]+)*$/;
  * is one term that is not already one of the query's. Not in scripts written without spaces,
  * where the segmenter decides what a word is.
  */
-export function joinedWords(query: string, analysed: readonly { start: number; end: number; terms: readonly string[] }[], terms: readonly string[], language: string): LooseMatching['joined'] {
+function joinedWords(query: string, analysed: readonly { start: number; end: number; terms: readonly string[] }[], terms: readonly string[], language: string): LooseMatching['joined'] {
   const joined: { term: string; slots: number[] }[] = [];
   const add = (text: string, parts: readonly string[]) => {
     const [term, more] = analyze(text, language).terms;
     if (term === undefined || more !== undefined || term.length < MIN_JOINED || !isMistypeable(term) || terms.includes(term)) return;
-    let known = joined.find((j) => j.term === term);
-    if (!known) {
-      if (joined.length >= MAX_JOINED) return;
-      joined.push((known = { term, slots: [] }));
+    const slots = parts.map((part) => terms.indexOf(part)).filter((slot) => slot >= 0);
+    if (slots.length === 0) return;
+    const known = joined.find((j) => j.term === term);
+    if (known) {
+      for (const slot of slots) if (!known.slots.includes(slot)) known.slots.push(slot);
+    } else if (joined.length < MAX_JOINED) {
+      joined.push({ term, slots: [...new Set(slots)] });
     }
-    for (const part of parts) {
-      const slot = terms.indexOf(part);
-      if (slot >= 0 && !known.slots.includes(slot)) known.slots.push(slot);
-    }
-    if (known.slots.length === 0) joined.splice(joined.indexOf(known), 1);
   };
   let previous: { text: string; end: number; terms: readonly string[] } | null = null;
   for (const word of analysed) {
