@@ -147,6 +147,28 @@ describe('extractive answer provider', () => {
     assert.deepEqual(citations(await answer(question, encoded, { maxSentences: 1 })), [2]);
   });
 
+  it('quotes the option a sibling inherits from, not the sibling repeating it (Vite: preview.proxy defaults to server.proxy)', async () => {
+    const given: Passages = [
+      {
+        ref: 1,
+        title: 'Preview Options',
+        url: 'https://vite.dev/config/preview-options#previewproxy',
+        text: '## preview.proxy\n\n- **Type:** `Record<string, string | ProxyOptions>`\n- **Default:** [`server.proxy`](https://vite.dev/config/server-options#server-proxy)\n\nConfigure custom proxy rules for the preview server. If the key starts with `^`, it will be interpreted as a `RegExp`.',
+      },
+      {
+        ref: 2,
+        title: 'Server Options',
+        url: 'https://vite.dev/config/server-options#serverproxy',
+        text: '## server.proxy\n\n- **Type:** `Record<string, string | ProxyOptions>`\n\nConfigure custom proxy rules for the dev server. If the key starts with `^`, it will be interpreted as a `RegExp`.',
+      },
+    ];
+    const text = await answer('Can a proxy key be a regular expression?', given, { maxSentences: 1 });
+    assert.ok(text.includes('`RegExp`'), text);
+    assert.deepEqual(citations(text), [2]);
+    // A question naming the sibling is answered from it.
+    assert.deepEqual(citations(await answer('Can a preview proxy key be a regular expression?', given, { maxSentences: 1 })), [1]);
+  });
+
   it('does not let question words decide: "how many" alone is no overlap', async () => {
     const given = passages('How many people visit, and how much they pay, is not known to anyone.', 'Mars has two small moons, Phobos and Deimos, discovered in 1877.');
     const text = await answer('How many moons does Mars have?', given, { maxSentences: 1 });

@@ -416,20 +416,32 @@ const LINK_TARGET = /\]\(([^()\s]+)\)/g;
 /**
  * Units that link to another of the passages lose POINTER_PENALTY: such a unit says where the
  * answer is ("You can also scaffold these projects by [running `create-vite`](…/guide/
- * #scaffolding-your-first-vite-project)"), and the passage it points to says it.
+ * #scaffolding-your-first-vite-project)"), and the passage it points to says it. So do the
+ * units of a reference section whose fields link to another of the passages, unless their
+ * headings name the question better than that passage's: such a section inherits from the
+ * one it links to (`preview.proxy`, "default: [`server.proxy`](…#server-proxy)", repeats
+ * `server.proxy`'s sentences), and a question naming neither asks about the original.
  */
 function pointers(candidates: Unit[], passages: readonly Passage[]): void {
   const at = new Map<string, number>();
   passages.forEach((p, rank) => p.url && at.set(pageUrl(p.url), rank));
   if (at.size < 2) return;
-  for (const u of candidates) {
-    for (const [, url] of u.text.matchAll(LINK_TARGET)) {
-      const target = at.get(pageUrl(url!));
-      if (target !== undefined && target !== u.rank) {
-        u.score -= POINTER_PENALTY;
-        break;
-      }
+  const target = (text: string, rank: number) => {
+    for (const [, url] of text.matchAll(LINK_TARGET)) {
+      const found = at.get(pageUrl(url!));
+      if (found !== undefined && found !== rank) return found;
     }
+    return undefined;
+  };
+  const headingCoverage = new Map<number, number>();
+  for (const u of candidates) headingCoverage.set(u.rank, Math.max(headingCoverage.get(u.rank) ?? 0, u.headingCoverage));
+  for (const u of candidates) {
+    if (target(u.text, u.rank) !== undefined) {
+      u.score -= POINTER_PENALTY;
+      continue;
+    }
+    const original = u.lead === '' ? undefined : target(u.lead, u.rank);
+    if (original !== undefined && u.headingCoverage <= (headingCoverage.get(original) ?? 0)) u.score -= POINTER_PENALTY;
   }
 }
 
