@@ -18,6 +18,8 @@ const ARTICLES = [
   { source_id: 'gene', title: 'Genes', raw_text: 'The p53 gene and the max_len setting of the sequencer.' },
   { source_id: 'reset', title: 'Account access', raw_text: 'Open Settings, then Security, and choose Reset password. A reset link arrives by e-mail within five minutes.' },
   { source_id: 'shutdown', title: 'Stopping', raw_text: 'A graceful shutdown finishes the work in flight. The setup wizard runs once.' },
+  { source_id: 'fehler', title: 'Fehlerbehandlung', raw_text: 'Einen eigenen Fehlerhandler einrichten: eine Middleware mit vier Argumenten (err, req, res, next).' },
+  { source_id: 'stoppen', title: 'Angemessenes Herunterfahren', raw_text: 'Beim Herunterfahren beendet der Server zuerst alle laufenden Anfragen und schließt danach die Verbindungen zur Datenbank.' },
   { source_id: 'zh', title: '数据库', raw_text: '数据库备份每天运行一次。' },
   { source_id: 'ar', title: 'المكتبة', raw_text: 'تقع المدينة على ضفاف النهر، وفيها مكتبة كبيرة مفتوحة كل يوم.' },
 ];
@@ -105,6 +107,20 @@ for (const backend of backends()) {
       // Not across punctuation, nor with typos off.
       assert.deepEqual(ids(await lexical('shut, down ')), []);
       assert.deepEqual(ids(await lexical('shut down ', '&typo_tolerance=false')), []);
+    });
+
+    it('matches the verb a German question splits where the text writes it whole', async () => {
+      // "richte … ein" is "einrichten", "fahre … herunter" "herunterfahren".
+      const hits = await lexical('Wie richte ich den Handler ein?');
+      assert.equal(ids(hits)[0], 'fehler');
+      assert.match(hits[0]!.snippet, /<mark>einrichten<\/mark>/);
+      const shutdown = await lexical('Wie fahre ich den Server sauber herunter?');
+      assert.deepEqual(ids(shutdown), ['stoppen']);
+      assert.match(shutdown[0]!.snippet, /<mark>Herunterfahren<\/mark>/);
+      // With typos off words are matched as written: "Server" alone.
+      const exact = await lexical('Wie fahre ich den Server sauber herunter?', '&typo_tolerance=false');
+      assert.doesNotMatch(exact[0]!.snippet, /<mark>Herunterfahren<\/mark>/);
+      assert.ok(exact[0]!.score_breakdown.bm25 < shutdown[0]!.score_breakdown.bm25);
     });
 
     it('reads a dictionary kept exact by concurrent writes: new words are corrected to, gone ones no longer', async () => {

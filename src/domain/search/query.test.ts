@@ -110,4 +110,16 @@ describe('looseMatching: words joined', () => {
     // A word of one letter, or a joined term under five letters, looks nothing up ("doi", "iset").
     assert.deepEqual(loose('do I set up').joined.map((j) => j.term), ['setup']);
   });
+
+  it('joins the verb a German question splits, its particle last, as the text writes it whole', () => {
+    const asked = 'Wie richte ich einen Fehlerhandler ein?';
+    const terms = analyze(asked, 'de').terms;
+    const [first] = loose(asked, 'de').joined;
+    assert.deepEqual(first, { term: analyze('einrichten', 'de').terms[0], slots: [terms.indexOf(analyze('richte', 'de').terms[0]!)] });
+    assert.equal(loose('Wie fahre ich die Anwendung sauber herunter?', 'de').joined[0]?.term, analyze('Herunterfahren', 'de').terms[0]);
+    // A question without a question word has its verb first.
+    assert.equal(loose('Lege ich die Template-Engine fest?', 'de').joined[0]?.term, analyze('festlegen', 'de').terms[0]);
+    // No particle last: no verb joined ("Express" is no particle).
+    assert.ok(!loose('Wie installiere ich Express?', 'de').joined.some((j) => j.slots.length === 1 && j.term.startsWith('express')));
+  });
 });

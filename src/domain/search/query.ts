@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { UnavailableError } from '../errors.js';
 import { EmbedderError, type Embedder } from '../ingestion/port.js';
 import { analyze, analyzedWords, detectLanguage, editedStems, isMistypeable, isStopWord, typedBeginning, typedWord } from '../ingestion/text/tokenize.js';
+import { separableVerb } from '../ingestion/text/separableVerbs.js';
 import type { LooseMatching, MistypeableTerm } from './port.js';
 
 /**
@@ -154,8 +155,9 @@ const ASCII_LETTERS = /^[A-Za-z]+(?:-[A-Za-z]+)*$/;
  * words: each two adjacent words of letters, one space apart, joined ("shut down" → shutdown,
  * "set up" → setup, "log in" → login; two letters or more each, MIN_JOINED letters joined),
  * and each hyphenated word without its hyphens ("shut-down" → shutdown), when the joined word
- * is one term that is not already one of the query's. Not in scripts written without spaces,
- * where the segmenter decides what a word is.
+ * is one term that is not already one of the query's; in German, first, the verb a question
+ * splits, its particle last ("Wie richte ich … ein?" → einrichten: separableVerb). Not in
+ * scripts written without spaces, where the segmenter decides what a word is.
  */
 function joinedWords(query: string, analysed: readonly { start: number; end: number; terms: readonly string[] }[], terms: readonly string[], language: string): LooseMatching['joined'] {
   const joined: { term: string; slots: number[] }[] = [];
@@ -171,6 +173,9 @@ function joinedWords(query: string, analysed: readonly { start: number; end: num
       joined.push({ term, slots: [...new Set(slots)] });
     }
   };
+  // A German verb the question splits first: it is what the question asks about.
+  const verb = language === 'de' ? separableVerb(query, analysed) : null;
+  if (verb) add(verb.text, verb.parts);
   let previous: { text: string; end: number; terms: readonly string[] } | null = null;
   for (const word of analysed) {
     const text = query.slice(word.start, word.end);

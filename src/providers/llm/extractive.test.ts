@@ -169,6 +169,25 @@ describe('extractive answer provider', () => {
     assert.deepEqual(citations(await answer('Can a preview proxy key be a regular expression?', given, { maxSentences: 1 })), [1]);
   });
 
+  it('reads the verb a German question splits as one word ("richte … ein": einrichten)', async () => {
+    const given: Passages = [
+      {
+        ref: 1,
+        title: 'Fehlerbehandlung',
+        url: 'https://expressjs.com/de/guide/error-handling',
+        text: '## Der Standard-Fehlerhandler\n\nWenn du einen Fehler an `next()` übergibst und ihn nicht in einem benutzerdefinierten Handler behandelst, wird er vom eingebauten Fehlerhandler behandelt.',
+      },
+      {
+        ref: 2,
+        title: 'FAQ',
+        url: 'https://expressjs.com/de/starter/faq',
+        text: '## Eigene Fehlerhandler\n\nEinen eigenen Fehlerhandler einrichten Sie wie andere Middleware, außer mit vier anstatt drei Argumenten, spezifisch mit der Signatur `(err, req, res, next)`.',
+      },
+    ];
+    const text = await answer('Wie richte ich einen Fehlerhandler ein?', given, { maxSentences: 1 });
+    assert.ok(text.includes('(err, req, res, next)'), text);
+  });
+
   it('does not let question words decide: "how many" alone is no overlap', async () => {
     const given = passages('How many people visit, and how much they pay, is not known to anyone.', 'Mars has two small moons, Phobos and Deimos, discovered in 1877.');
     const text = await answer('How many moons does Mars have?', given, { maxSentences: 1 });

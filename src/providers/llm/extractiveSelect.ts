@@ -37,6 +37,7 @@ import { linkTexts, MARKDOWN_LINK } from '../../domain/ingestion/text/markdownIn
 import { passageText } from '../../domain/search/evidence.js';
 import { wordSegmenter } from '../../domain/ingestion/text/segments.js';
 import { questionTerms } from '../../domain/ingestion/text/questionWords.js';
+import { separableVerbTerm } from '../../domain/ingestion/text/separableVerbs.js';
 import { analyze, detectLanguage } from '../../domain/ingestion/text/tokenize.js';
 import { passageBlocks, type Block } from './passageBlocks.js';
 import { openCodeSpan, splitSentences } from './sentences.js';
@@ -940,7 +941,9 @@ function match(term: string, terms: Set<string>): number {
 /** The question's distinct terms in `language`, without question words (unless that leaves none). */
 function contentTerms(question: string, language: string): string[] {
   const stops = questionTerms(language);
-  const terms = [...new Set(analyze(question, language).terms)];
+  // A German verb the question splits counts whole too ("richte … ein": einrichten).
+  const verb = language === 'de' ? separableVerbTerm(question) : null;
+  const terms = [...new Set([...analyze(question, language).terms, ...(verb ? [verb] : [])])];
   const content = terms.filter((t) => !stops.has(t));
   return content.length > 0 ? content : terms;
 }
