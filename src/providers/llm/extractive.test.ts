@@ -188,6 +188,26 @@ describe('extractive answer provider', () => {
     assert.ok(text.includes('(err, req, res, next)'), text);
   });
 
+  it('does not answer from a section the docs mark as deprecated, unless asked about it (Vite: `vite optimize`)', async () => {
+    const given: Passages = [
+      {
+        ref: 1,
+        title: 'Command Line Interface',
+        url: 'https://vite.dev/guide/cli#vite-optimize',
+        text: '### `vite optimize`\n\nPre-bundle dependencies for the dev server.\n\n**Deprecated**: the pre-bundle process runs automatically and does not need to be called.',
+      },
+      {
+        ref: 2,
+        title: 'Dependency Pre-Bundling',
+        url: 'https://vite.dev/guide/dep-pre-bundling',
+        text: '## Automatic Dependency Discovery\n\nThe dev server pre-bundles dependencies it discovers in your source code on its first start.',
+      },
+    ];
+    const question = 'How does the dev server pre-bundle dependencies?';
+    assert.ok((await answer(question, given, { maxSentences: 1 })).includes('discovers in your source code'));
+    assert.ok((await answer('Is vite optimize deprecated? How does it pre-bundle dependencies for the dev server?', given, { maxSentences: 1 })).includes('Pre-bundle dependencies for the dev server'));
+  });
+
   it('does not let question words decide: "how many" alone is no overlap', async () => {
     const given = passages('How many people visit, and how much they pay, is not known to anyone.', 'Mars has two small moons, Phobos and Deimos, discovered in 1877.');
     const text = await answer('How many moons does Mars have?', given, { maxSentences: 1 });

@@ -212,6 +212,14 @@ const FIELD_ITEM = /^\*\*([^*]{1,30}?)(?::\*\*|\*\*:)\s*(\S.{0,100})$/;
 const LEAD_FIELDS = /^(?:type|default|default value)$/i;
 /** A code comment or a sentence marking an example as one not to follow. */
 const BAD_COMMENT = /^\s*(?:\/\/|#|--|\/\*|<!--)\s*(?:❌|✗|✘|\b(?:bad|wrong|incorrect|avoid|don'?t|do not|never|anti-?pattern)\b)/i;
+/**
+ * A section the docs mark as deprecated ("**Deprecated**: the pre-bundle process runs
+ * automatically", a field "- **Deprecated**") is no answer unless the question asks about
+ * deprecation: its units lose DEPRECATED_PENALTY.
+ */
+const DEPRECATED_MARK = /^(?:\*\*|_)?deprecated\b/i;
+const DEPRECATION_QUESTION = /deprecat|\bremoved?\b|\blegacy\b|\bstill\b|\bold\b|veraltet|obsolet|en desuso|非推奨|废弃|弃用/iu;
+const DEPRECATED_PENALTY = 0.3;
 const BAD_INTRO = /\b(?:bad example|anti-?pattern|don'?t do this|do not do this|wrong way|incorrect usage)\b|❌/i;
 /** A sentence that announces the list after it without a colon ("… the following functions.", "次の…"). */
 const FOLLOWING = /\b(?:the following|as follows|folgenden?|siguientes?|suivante?s?|seguintes?)\b|次の|以下の|下列|如下/iu;
@@ -252,6 +260,8 @@ interface Unit {
   defines: boolean;
   /** Introduces the block after it with a colon (code, list, table), or nested items: quoted, it brings them. */
   brings: boolean;
+  /** Stands in a section the docs mark as deprecated (DEPRECATED_MARK). */
+  deprecated: boolean;
   terms: Set<string>;
   /** Terms of the code block the unit introduces (empty when none). */
   code: Set<string>;
@@ -550,6 +560,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     language,
     defines: false,
     brings: false,
+    deprecated: false,
     instructs: step || code.size > 0 || (SNIPPET.test(text) && /`[^`]*[\s<(=][^`]*`/.test(text)),
     terms: terms(text),
     code,
@@ -573,8 +584,14 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     lead = text;
     leadTerms = terms(text);
   };
+  // The section each unit stands in (its heading's block, -1 before any), and the sections marked deprecated.
+  const sectionOf: number[] = [];
+  const deprecated = new Set<number>();
+  let section = -1;
   blocks.forEach((block, b) => {
     const from = out.length;
+    if (block.kind === 'heading') section = b;
+    else if ((block.kind === 'prose' && DEPRECATED_MARK.test(block.sentences[0] ?? '')) || (block.kind === 'list' && block.items.some((it) => DEPRECATED_MARK.test(it.text)))) deprecated.add(section);
     switch (block.kind) {
       case 'heading':
         while (headings.length > 0 && headings[headings.length - 1]!.depth >= block.depth) headings.pop();
@@ -640,12 +657,14 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
       case 'code':
         break;
     }
+    for (let i = from; i < out.length; i++) sectionOf[i] = section;
     if (lead === '') return;
     for (const u of out.slice(from)) {
       u.lead = lead;
       u.code = new Set([...u.code, ...leadTerms]);
     }
   });
+  if (deprecated.size > 0) out.forEach((u, i) => (u.deprecated = deprecated.has(sectionOf[i]!)));
   return out;
 }
 
@@ -721,6 +740,7 @@ function score(question: string, asked: string, units: Unit[]): void {
   const definition = subject ? new RegExp(`^(?:an?\\s+|the\\s+)?${subject}\\s+(?:is|are|was|were)\\b`, 'i') : null;
   const howto = HOWTO_QUESTION.test(asked);
   const replacement = REPLACEMENT_QUESTION.test(asked);
+  const deprecation = DEPRECATION_QUESTION.test(asked);
   // Sentences take context from their neighbours; rows and items are facts of their own, and
   // so is an instruction: a how-to is answered by what the unit itself says to do.
   const neighbour = (u: Unit, v: Unit | undefined) => (v?.rank === u.rank && v.kind === 'sentence' ? v.coverage : 0);
@@ -737,6 +757,7 @@ function score(question: string, asked: string, units: Unit[]): void {
       (numeric && u.coverage > 0 && DIGIT.test(u.text) ? NUMERIC_BONUS : 0) +
       (u.defines ? DEFINITION_BONUS : 0) +
       (replacement && REPLACES.test(u.text) ? REPLACEMENT_SHARE * u.headingCoverage : 0) -
+      (u.deprecated && !deprecation ? DEPRECATED_PENALTY : 0) -
       lengthPenalty(u.text);
   }
 }
