@@ -212,6 +212,7 @@ const FIELD_ITEM = /^\*\*([^*]{1,30}?)(?::\*\*|\*\*:)\s*(\S.{0,100})$/;
 const LEAD_FIELDS = /^(?:type|default|default value)$/i;
 /** A code comment or a sentence marking an example as one not to follow. */
 const BAD_COMMENT = /^\s*(?:\/\/|#|--|\/\*|<!--)\s*(?:❌|✗|✘|\b(?:bad|wrong|incorrect|avoid|don'?t|do not|never|anti-?pattern)\b)/i;
+const BAD_INTRO = /\b(?:bad example|anti-?pattern|don'?t do this|do not do this|wrong way|incorrect usage)\b|❌/i;
 /**
  * A section the docs mark as deprecated ("**Deprecated**: the pre-bundle process runs
  * automatically", a field "- **Deprecated**") is no answer unless the question asks about
@@ -220,7 +221,6 @@ const BAD_COMMENT = /^\s*(?:\/\/|#|--|\/\*|<!--)\s*(?:❌|✗|✘|\b(?:bad|wrong
 const DEPRECATED_MARK = /^(?:\*\*|_)?deprecated\b/i;
 const DEPRECATION_QUESTION = /deprecat|\bremoved?\b|\blegacy\b|\bstill\b|\bold\b|veraltet|obsolet|en desuso|非推奨|废弃|弃用/iu;
 const DEPRECATED_PENALTY = 0.3;
-const BAD_INTRO = /\b(?:bad example|anti-?pattern|don'?t do this|do not do this|wrong way|incorrect usage)\b|❌/i;
 /** A sentence that announces the list after it without a colon ("… the following functions.", "次の…"). */
 const FOLLOWING = /\b(?:the following|as follows|folgenden?|siguientes?|suivante?s?|seguintes?)\b|次の|以下の|下列|如下/iu;
 /** A sentence's closing colon, ASCII or full-width (Chinese, Japanese): it introduces what follows. */
@@ -391,9 +391,10 @@ export async function selectAnswer(
   const first = new Map<number, number>();
   for (const [i, c] of chosen.entries()) if (!first.has(c.rank)) first.set(c.rank, i);
   chosen.sort((a, b) => first.get(a.rank)! - first.get(b.rank)! || a.order - b.order);
+  const wanted = contentTerms(question, best.language);
   const relevance = (text: string) => {
     const terms = new Set(analyze(linkTexts(text), best.language).terms);
-    return contentTerms(question, best.language).filter((t) => terms.has(t)).length;
+    return wanted.filter((t) => terms.has(t)).length;
   };
   return withSections(pieces(chosen, read, howto ? best : null, limits.maxChars, relevance), chosen);
 }
