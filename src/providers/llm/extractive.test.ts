@@ -129,7 +129,7 @@ describe('extractive answer provider', () => {
         ref: 2,
         title: 'Scaffolding Your First Vite Project',
         url: 'https://vite.dev/guide/#scaffolding-your-first-vite-project',
-        text: 'Run `npm create vite@latest` to scaffold a Vite app.',
+        text: 'Run `npm create vite@latest` to scaffold a new Vite project.',
       },
     ];
     const question = 'How do I create a new Vite project?';
@@ -404,6 +404,23 @@ describe('extractive answers on Markdown documentation', () => {
     const faq = ['## ¿Qué motores de plantillas soporta Express?', '', 'Express soporta cualquier motor de plantillas que cumpla con la firma `(ruta, locales, callback)`.'].join('\n');
     assert.match(await ask('¿Cómo configuro el motor de plantillas?', guide, faq), /view engine/);
     assert.match(await ask('¿Qué motores de plantillas soporta Express?', guide, faq), /^Express soporta cualquier motor/);
+  });
+
+  it('lets an FAQ heading speak for its section only when it names enough of the question: one shared word is another question (regression: Express in German)', async () => {
+    const shutdown = [
+      '## Angemessenes Herunterfahren',
+      '',
+      'Der Prozessmanager sendet zuerst ein SIGTERM-Signal an die Anwendung. Sobald die Anwendung dieses Signal erhält, sollte sie aufhören, neue Anfragen anzunehmen.',
+    ].join('\n');
+    const faq = ['## Wie kann ich meine Anwendung strukturieren?', '', 'Die Antwort hängt vom Umfang Ihrer Anwendung und dem beteiligten Team ab.'].join('\n');
+    assert.match(await answer('Wie fahre ich die Anwendung sauber herunter?', passages(shutdown, faq), { maxSentences: 1 }), /SIGTERM/);
+    assert.match(await answer('Wie kann ich meine Anwendung strukturieren?', passages(shutdown, faq), { maxSentences: 1 }), /^Die Antwort hängt/);
+  });
+
+  it('weighs a word of the question that the passages do not hold, so a page in another language holding one of its words does not hold it all (regression: Express in German)', async () => {
+    const english = ['# Developing template engines', '', 'Use the `app.engine(ext, callback)` method to create your own template engine.'].join('\n');
+    const german = ['# Template-Engines verwenden', '', "Um die Template-Engine festzulegen, setzen Sie `app.set('view engine', 'pug')`."].join('\n');
+    assert.match(await answer('Wie lege ich die Template-Engine fest?', passages(english, german), { maxSentences: 1 }), /view engine/);
   });
 
   it('reads Japanese how-tos asked with どのように…できますか as how-tos, so such an FAQ heading speaks for its section to a how-to (regression: Express in Japanese)', async () => {
