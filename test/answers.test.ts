@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ProviderError, type AnswerChunk, type AnswerProvider } from '../src/domain/answers/port.js';
-import { backends, MASTER_KEY, startServer, type TestServer } from './helpers.js';
+import { backends, constantEmbedder, MASTER_KEY, startServer, type TestServer } from './helpers.js';
 
 const DOCS = [
   { id: 'pro', title: 'The Pro plan', url: 'https://example.com/pro', text: 'The Pro plan includes single sign-on, audit logs and priority support for teams.' },
@@ -386,6 +386,54 @@ for (const backend of backends()) {
         [chat.body.conversation_id],
       );
       assert.deepEqual([stored!.content, stored!.citations.map((c) => [c.ref, c.url])], [text, references.map((r) => [r.ref, r.url])]);
+    });
+  });
+
+  describe(`the offline writer on German docs [${backend}]`, () => {
+    // Sections as `lore import --sections` makes them, from Express's German folder (which holds
+    // English pages too). The embedder is constant: the passages come in the lexical side's order.
+    const SECTIONS = [
+      {
+        id: 'shutdown',
+        title: 'Angemessenes Herunterfahren',
+        text: '## Angemessenes Herunterfahren\n\nDer Prozessmanager sendet zuerst ein SIGTERM-Signal an die Anwendung. Sobald die Anwendung dieses Signal erhält, sollte sie aufhören, neue Anfragen anzunehmen.',
+      },
+      { id: 'faq', title: 'FAQ', text: '## Wie kann ich meine Anwendung strukturieren?\n\nDie Antwort hängt vom Umfang Ihrer Anwendung und dem beteiligten Team ab.' },
+      { id: 'engines', title: 'Developing template engines', text: '# Developing template engines\n\nUse the `app.engine(ext, callback)` method to create your own template engine.' },
+      { id: 'views', title: 'Template-Engines verwenden', text: "# Template-Engines verwenden\n\nUm die Template-Engine festzulegen, setzen Sie `app.set('view engine', 'pug')`." },
+    ];
+    let server: TestServer;
+    let token: string;
+    let integration: string;
+    before(async () => {
+      server = await startServer(backend, { embedder: constantEmbedder });
+      ({ token } = await server.createOrg('Acme'));
+      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Dokumentation' } })).body.data.id;
+      const entries = SECTIONS.map((s) => ({ source_type: 'doc', source_id: s.id, title: s.title, raw_text: s.text, source_url: `https://expressjs.example/de/${s.id}` }));
+      assert.equal((await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } })).status, 200);
+      integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name: 'Bot', collection_ids: [collection] } })).body.data.id;
+    });
+    after(() => server.close());
+
+    const chat = async (message: string) => {
+      const reply = await server.call('POST', `/api/v1/integrations/${integration}/chat`, { token, body: { message, stream: false } });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      return { text: reply.body.message as string, urls: (reply.body.references as { url: string }[]).map((r) => r.url) };
+    };
+
+    it('answers a German how-to from the section that holds it, not from an FAQ heading sharing one of its words', async () => {
+      // Read as German ("ich"), the question's split verb finds "Herunterfahren" and ranks its section first.
+      const reply = await chat('Wie fahre ich die Anwendung sauber herunter?');
+      assert.match(reply.text, /^Der Prozessmanager sendet zuerst ein SIGTERM-Signal/);
+      assert.deepEqual(reply.urls, ['https://expressjs.example/de/shutdown']);
+      // The FAQ's own question is still answered by it.
+      assert.match((await chat('Wie kann ich meine Anwendung strukturieren?')).text, /^Die Antwort hängt/);
+    });
+
+    it('does not let an English page holding one of a German question\'s words hold all of it', async () => {
+      const reply = await chat('Wie lege ich die Template-Engine fest?');
+      assert.match(reply.text, /view engine/);
+      assert.equal(reply.urls[0], 'https://expressjs.example/de/views');
     });
   });
 }

@@ -52,6 +52,9 @@ describe('detectLanguage', () => {
     // Two English function words and no other language's: "how" alone was not enough.
     assert.equal(detectLanguage("How long may an entry's raw_text be?"), 'en');
     assert.equal(detectLanguage('Can it run offline?'), 'en');
+    // "wie" and "die" are Dutch words too: a German how-to names its asker ("ich", "kann").
+    assert.equal(detectLanguage('Wie fahre ich die Anwendung sauber herunter?'), 'de');
+    assert.equal(detectLanguage('Wie kann man die Anwendung strukturieren?'), 'de');
   });
 
   it('says und when there is nothing to go on', () => {
