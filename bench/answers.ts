@@ -44,7 +44,9 @@
  *   npm run bench:answers -- --sets evidence-check --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh --questions 150
  *
  * `--capture FILE` also writes what the (extractive) writer was asked, one JSON line per chat
- * question ({question, passages}), for `npm run bench:writer` to replay in seconds.
+ * question ({question, passages}), for `npm run bench:writer` to replay in seconds. `--dump FILE`
+ * writes, for `evidence`, each question's hits (to replay the calibration), and for
+ * `evidence-check`, each question's reply (to compare two runs question by question).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -75,6 +77,7 @@ const { values } = parseArgs({
     'third-party-docs': { type: 'string', default: DOCS_ROOT },
     worst: { type: 'string', default: '5' },
     capture: { type: 'string' },
+    dump: { type: 'string' },
     write: { type: 'boolean', default: false },
   },
 });
@@ -108,6 +111,7 @@ if (sets.includes('evidence-check')) {
     integration: xquadArticlesIntegration,
     url,
     limit: maxQuestions === Infinity ? 150 : maxQuestions,
+    dump: values.dump,
     chat: async (integration, question) => {
       const reply = await call('POST', `/api/v1/integrations/${integration}/chat`, { message: question, stream: false });
       const [stored] = await container.db.query<{ citations: { url: string }[] }>(
@@ -137,6 +141,7 @@ if (sets.includes('evidence')) {
     },
     documentation: async (lang) => (lang === 'en' ? englishDocs() : []),
     write: values.write ? path.resolve('src/providers/embeddings/evidenceGates.ts') : undefined,
+    dump: values.dump,
   });
 }
 for (const set of ['vite', 'express'] as const) {

@@ -26,7 +26,7 @@
  * it, for comparison, the same calibration with the slope held at 0 (a floor only, as before),
  * with question words weighed, with common words at their whole idf, and by exact terms only.
  */
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/domain/search/query.js';
 import { questionTerms } from '../src/domain/ingestion/text/questionWords.js';
@@ -57,6 +57,8 @@ export interface EvidenceContext {
   documentation?: (lang: string) => Promise<DocsSet[]>;
   /** Where to write the table (the calibration the server reads); undefined: print only. */
   write?: string;
+  /** Where to write each question's hits (JSON lines: its analysis, each hit's similarity, gold and text), to replay the calibration offline. */
+  dump?: string;
 }
 
 /** A documentation set for calibration: its chatbot and its questions, each with its gold sections. */
@@ -223,6 +225,7 @@ async function askerOver(ctx: EvidenceContext, integration: string, lang: string
     const everyIdf: EvidenceQuery = { ...weighed, slots: terms.filter((term) => !questionWords.has(term)).map((term) => ({ terms: [term], weight: weight(term) })) };
     const named = evidenceQuery(query, terms, matches, language, { ...NO_GATE, names: true });
     const hits = await ctx.search(integration, question, 6);
+    if (ctx.dump) appendFileSync(ctx.dump, `${JSON.stringify({ lang, question, query, terms, language, matches, hits: hits.map((h) => ({ similarity: h.score_breakdown.similarity, lexical: h.score_breakdown.lexical, gold: isGold(h.source_url), url: h.source_url, text: h.raw_text })) })}\n`);
     return hits.map((h) => {
       const held = coverage(weighed, h.raw_text);
       return {
@@ -254,6 +257,8 @@ export interface EvidenceCheckContext extends Pick<EvidenceContext, 'langs' | 'i
   chat: (integration: string, question: string) => Promise<{ text: string; cited: string[] }>;
   /** At most this many related and unrelated questions a language. */
   limit: number;
+  /** Where to write each question's outcome (JSON lines), to compare two runs question by question. */
+  dump?: string;
 }
 
 /**
@@ -273,11 +278,21 @@ export async function evidenceCheck(ctx: EvidenceCheckContext): Promise<void> {
     let answered = 0;
     let gold = 0;
     let cited = 0;
-    for (const q of unrelated) if ((await ctx.chat(integration, q.question)).cited.length > 0) answered++;
+    const outcome = (q: { question: string }, related: boolean, reply: { text: string; cited: string[] }, found = false, cites = false) => {
+      if (ctx.dump) appendFileSync(ctx.dump, `${JSON.stringify({ lang, question: q.question, related, answered: reply.cited.length > 0, gold: found, cited: cites, text: reply.text })}\n`);
+    };
+    for (const q of unrelated) {
+      const reply = await ctx.chat(integration, q.question);
+      if (reply.cited.length > 0) answered++;
+      outcome(q, false, reply);
+    }
     for (const q of related) {
       const reply = await ctx.chat(integration, q.question);
-      if (q.answers.some((a) => norm(reply.text, lang).includes(norm(a, lang)))) gold++;
-      if (reply.cited.includes(ctx.url(lang, q.context_id))) cited++;
+      const found = q.answers.some((a) => norm(reply.text, lang).includes(norm(a, lang)));
+      const cites = reply.cited.includes(ctx.url(lang, q.context_id));
+      if (found) gold++;
+      if (cites) cited++;
+      outcome(q, true, reply, found, cites);
     }
     console.log(`${lang.padEnd(5)} ${`${pct(answered / unrelated.length)} of ${unrelated.length}`.padEnd(20)} ${`${pct(gold / related.length)} of ${related.length}`.padEnd(20)} ${pct(cited / related.length)}`);
   }
