@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ProviderError, type AnswerChunk, type AnswerProvider } from '../src/domain/answers/port.js';
-import { backends, constantEmbedder, MASTER_KEY, startServer, type TestServer } from './helpers.js';
+import { backends, chatbotOver, constantEmbedder, MASTER_KEY, startServer, type TestServer } from './helpers.js';
 
 const DOCS = [
   { id: 'pro', title: 'The Pro plan', url: 'https://example.com/pro', text: 'The Pro plan includes single sign-on, audit logs and priority support for teams.' },
@@ -408,10 +408,8 @@ for (const backend of backends()) {
     before(async () => {
       server = await startServer(backend, { embedder: constantEmbedder });
       ({ token } = await server.createOrg('Acme'));
-      const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Dokumentation' } })).body.data.id;
       const entries = SECTIONS.map((s) => ({ source_type: 'doc', source_id: s.id, title: s.title, raw_text: s.text, source_url: `https://expressjs.example/de/${s.id}` }));
-      assert.equal((await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } })).status, 200);
-      integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name: 'Bot', collection_ids: [collection] } })).body.data.id;
+      ({ integration } = await chatbotOver(server, token, 'Dokumentation', entries));
     });
     after(() => server.close());
 

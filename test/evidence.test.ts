@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { backends, startServer, type TestServer } from './helpers.js';
+import { backends, chatbotOver, startServer, type TestServer } from './helpers.js';
 
 type Fixture = { paragraphs: { id: string; text: string }[]; related: { paragraph: string; text: string; answer: string }[]; unrelated: string[] };
 const fixture = (language: string): Fixture => JSON.parse(readFileSync(new URL(`./fixtures/xquad-${language}-evidence.json`, import.meta.url), 'utf8'));
@@ -20,15 +20,6 @@ const LANGUAGES = [
   { language: 'vi', name: 'Vietnamese', fixture: fixture('vi'), notCovered: 'Xin lỗi, tôi không tìm thấy câu trả lời cho câu hỏi này trong tài liệu của chúng tôi.' },
 ];
 
-/** A new organisation's chatbot over a collection of `entries`: its API token and integration. */
-async function chatbotOver(server: TestServer, name: string, entries: object[]): Promise<{ token: string; integration: string }> {
-  const token = (await server.createOrg('Acme')).token;
-  const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name } })).body.data.id;
-  assert.equal((await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } })).status, 200);
-  const integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'chatbot', name, collection_ids: [collection] } })).body.data.id;
-  return { token, integration };
-}
-
 for (const backend of backends()) for (const { language, name, fixture: questions, notCovered } of LANGUAGES) {
   describe(`answers rest on evidence in ${name} [${backend}]`, () => {
     let server: TestServer;
@@ -37,7 +28,8 @@ for (const backend of backends()) for (const { language, name, fixture: question
     before(async () => {
       server = await startServer(backend);
       const entries = questions.paragraphs.map((p) => ({ source_type: 'xquad', source_id: p.id, raw_text: p.text, source_url: `https://xquad.example/${language}/${p.id}` }));
-      ({ token, integration } = await chatbotOver(server, name, entries));
+      token = (await server.createOrg('Acme')).token;
+      ({ integration } = await chatbotOver(server, token, name, entries));
     });
     after(() => server.close());
 
@@ -102,7 +94,8 @@ for (const backend of backends()) {
         { source_type: 'doc', source_id: 'halvorsen', raw_text: `${HISTORY}\n\n${SPAN}`, source_url: 'https://bridges.example/halvorsen' },
         { source_type: 'doc', source_id: 'ferry', raw_text: 'The Storstrom ferry ran between the islands until 1937. It carried twelve cars and two hundred passengers on each crossing of the strait.', source_url: 'https://bridges.example/ferry' },
       ];
-      ({ token, integration } = await chatbotOver(server, 'Bridges', entries));
+      token = (await server.createOrg('Acme')).token;
+      ({ integration } = await chatbotOver(server, token, 'Bridges', entries));
     });
     after(() => server.close());
 

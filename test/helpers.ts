@@ -146,11 +146,20 @@ export async function startServer(
 }
 
 /** A collection named `name` holding `entries` (one batch, checked) and a search box over it, for `token`'s organisation. */
-export async function searchBoxOver(server: TestServer, token: string, name: string, entries: object[]): Promise<{ collection: string; integration: string }> {
+export function searchBoxOver(server: TestServer, token: string, name: string, entries: object[]): Promise<{ collection: string; integration: string }> {
+  return integrationOver(server, token, 'search_box', name, entries);
+}
+
+/** A collection named `name` holding `entries` (one batch, checked) and a chatbot over it, for `token`'s organisation. */
+export function chatbotOver(server: TestServer, token: string, name: string, entries: object[]): Promise<{ collection: string; integration: string }> {
+  return integrationOver(server, token, 'chatbot', name, entries);
+}
+
+async function integrationOver(server: TestServer, token: string, type: 'search_box' | 'chatbot', name: string, entries: object[]): Promise<{ collection: string; integration: string }> {
   const collection = (await server.call('POST', '/api/v1/collections', { token, body: { name } })).body.data.id as string;
   const res = await server.call('POST', `/api/v1/collections/${collection}/entries/batch`, { token, body: { entries } });
   if (res.status !== 200) throw new Error(`entries/batch answered ${res.status}: ${JSON.stringify(res.body)}`);
-  const integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Box', collection_ids: [collection] } })).body.data.id as string;
+  const integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type, name: type === 'chatbot' ? 'Bot' : 'Box', collection_ids: [collection] } })).body.data.id as string;
   return { collection, integration };
 }
 
