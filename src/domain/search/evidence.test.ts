@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyze } from '../ingestion/text/tokenize.js';
-import { COMMON_IDF, coverage, EVIDENCE_SIMILARITY, evidenceQuery, isEvidence, namedTerms } from './evidence.js';
+import { COMMON_IDF, coverage, EVIDENCE_SIMILARITY, evidenceQuery, isEvidence, namedTerms, passageText } from './evidence.js';
 
 /** A question as evidence weighs it, every word of it at idf 3 except `rare` ones at idf 6. */
 function question(text: string, language: string, gate: { floor: number; slope: number; names?: boolean }, rare: string[] = []) {
@@ -102,5 +102,22 @@ describe('evidence', () => {
   it('lets every passage through with a floor of 0', () => {
     const asked = question('When did the Normans conquer England?', 'en', { floor: 0, slope: 0 });
     assert.equal(isEvidence(asked, 'Nothing in common.', EVIDENCE_SIMILARITY), true);
+  });
+});
+
+describe('passageText', () => {
+  const filler = (n: number) => Array.from({ length: n }, (_, i) => `Sentence ${i} of a long reference section says something about its options.`).join(' ');
+  const entry = ['## Changed', '', filler(40), '', '### Path route matching syntax', '', 'Wildcards must have a name: write `/*splat` instead of `/*`.', '', '```js', '# not a heading', "app.get('/*splat', handler)", '```', '', 'The chunk search found holds this sentence about wildcards.', '', '### req.params', '', filler(40), '', '### req.query', '', filler(60)].join('\n');
+
+  it('reads a short entry whole and a long one as the sub-section holding its chunk', () => {
+    assert.equal(passageText('chunk', 'a short entry'), 'a short entry');
+    assert.ok(entry.length > 8000);
+    const read = passageText('The chunk search found holds this sentence about wildcards.', entry);
+    assert.ok(read.startsWith('### Path route matching syntax') && read.includes('`/*splat`') && read.includes('# not a heading'), read);
+    assert.ok(!read.includes('### req.params'), 'ends at the next heading of its level');
+  });
+
+  it('keeps the chunk when it is not found in the entry', () => {
+    assert.equal(passageText('a chunk rewritten', entry), 'a chunk rewritten');
   });
 });
