@@ -11,6 +11,7 @@
  */
 import { analyze, analyzedWords, type Language } from '../ingestion/text/tokenize.js';
 import { questionTerms } from '../ingestion/text/questionWords.js';
+import { markdownHeadings } from '../ingestion/text/sections.js';
 import type { EvidenceGate, TermMatch } from './port.js';
 
 /** A question as evidence weighs it: each of its words (a slot) with the terms that count for it, and its weight. */
@@ -174,23 +175,6 @@ export function passageText(chunk: string, entry: string | undefined): string {
   return entry.length <= WHOLE_ENTRY_CHARS ? entry : sectionAround(chunk, entry, WHOLE_ENTRY_CHARS);
 }
 
-/** Markdown headings of `text` outside code fences: where each starts and its level. */
-function headingsOf(text: string): { at: number; level: number }[] {
-  const out: { at: number; level: number }[] = [];
-  let fence: string | null = null;
-  let at = 0;
-  for (const line of text.split('\n')) {
-    const f = /^\s*(`{3,}|~{3,})/.exec(line);
-    if (f) fence = fence === null ? f[1]! : line.trim().startsWith(fence) ? null : fence;
-    else if (fence === null) {
-      const h = /^(#{1,6})\s/.exec(line);
-      if (h) out.push({ at, level: h[1]!.length });
-    }
-    at += line.length + 1;
-  }
-  return out;
-}
-
 /**
  * The sub-section of a long entry holding `chunk`: from the heading before it to the next
  * heading of the same or a higher level, widened to its parent sections while they fit in
@@ -200,11 +184,11 @@ function sectionAround(chunk: string, entry: string, budget: number): string {
   const start = entry.indexOf(chunk);
   if (start < 0) return chunk;
   const end = start + chunk.length;
-  const headings = headingsOf(entry);
+  const headings = markdownHeadings(entry);
+  // The section a heading opens (the entry's start, before any: the text up to the next heading), to past the chunk.
   const span = (h: { at: number; level: number } | undefined): [number, number] => {
-    const from = h?.at ?? 0;
-    const next = headings.find((n) => n.at > Math.max(from, end - 1) && (h === undefined || n.level <= h.level)) ?? (h === undefined ? headings.find((n) => n.at >= end) : undefined);
-    return [from, next?.at ?? entry.length];
+    const next = headings.find((n) => n.at >= end && (h === undefined || n.level <= h.level));
+    return [h?.at ?? 0, next?.at ?? entry.length];
   };
   let best: [number, number] | null = null;
   const before = headings.filter((h) => h.at <= start);

@@ -220,18 +220,28 @@ export function anchorsOf(headings: ReadonlyArray<{ text: string; id: string }>)
   return Object.keys(out).length > 0 ? out : null;
 }
 
+/**
+ * A Markdown document's ATX headings outside code fences, in order: where each line starts
+ * (an offset into `markdown`, split at its `\n`s), its level and its text.
+ */
+export function markdownHeadings(markdown: string): { at: number; level: number; text: string }[] {
+  const headings: { at: number; level: number; text: string }[] = [];
+  let inFence = false;
+  let at = 0;
+  for (const line of markdown.split('\n')) {
+    if (FENCE.test(line)) inFence = !inFence;
+    const heading = inFence ? null : HEADING.exec(line);
+    if (heading) headings.push({ at, level: heading[1]!.length, text: heading[2]! });
+    at += line.length + 1;
+  }
+  return headings;
+}
+
 /** The anchors of a Markdown document's headings (ATX, outside code fences) as a site slugging them like GitHub links them. */
 export function markdownAnchors(markdown: string): Anchors | null {
   const anchor = anchors();
-  const headings: { text: string; id: string }[] = [];
-  let inFence = false;
-  for (const line of markdown.replace(/\r\n?/g, '\n').split('\n')) {
-    if (FENCE.test(line)) inFence = !inFence;
-    const heading = inFence ? null : /^#{1,6}\s+(\S.*?)\s*#*\s*$/.exec(line);
-    // An explicit id (`## Install {#setup}`, as Docusaurus and MkDocs write it) is the heading's own.
-    const explicit = heading ? /\{#([\w-]+)\}$/.exec(heading[1]!)?.[1] : undefined;
-    if (heading) headings.push({ text: heading[1]!, id: explicit ?? anchor(plain(heading[1]!)) });
-  }
+  // An explicit id (`## Install {#setup}`, as Docusaurus and MkDocs write it) is the heading's own.
+  const headings = markdownHeadings(markdown.replace(/\r\n?/g, '\n')).map(({ text }) => ({ text, id: /\{#([\w-]+)\}$/.exec(text)?.[1] ?? anchor(plain(text)) }));
   return anchorsOf(headings);
 }
 
