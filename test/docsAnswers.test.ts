@@ -19,6 +19,12 @@ import { importFolder } from '../src/cli/folderImport.js';
 import { backends, startServer, type TestServer } from './helpers.js';
 
 const BASE = 'https://docs.acme.test/';
+/** Distinct sentences about `topic`, about `chars` characters of them: a section's body, not one repeated line. */
+const prose = (topic: string, chars: number) => {
+  const out: string[] = [];
+  for (let i = 1; out.join(' ').length < chars; i++) out.push(`Note ${i} on ${topic} covers case ${i * 7} of the ${topic.toLowerCase()} rules in detail.`);
+  return out.join(' ');
+};
 const long = (topic: string) => `${topic} is described here at length, so that the section weighs enough to be split. `.repeat(Math.ceil(SPLIT_OVER / 90)).trim();
 
 const FILES: Record<string, string> = {
@@ -77,6 +83,34 @@ const FILES: Record<string, string> = {
     '::: tip Security',
     'Restrict the allowed origins in production.',
     ':::',
+  ].join('\n'),
+  // One section between WHOLE_ENTRY_CHARS and SPLIT_OVER long: one entry, read as its sub-section.
+  'guide/routing.md': [
+    '# Routing',
+    '',
+    '## Route paths',
+    '',
+    'Route paths define where requests are matched.',
+    '',
+    '### Optional segments',
+    '',
+    prose('Optional segments', 3200),
+    '',
+    '### Wildcards',
+    '',
+    'To write a wildcard route, give the wildcard a name, as in `/*splat`:',
+    '',
+    '```js',
+    "app.get('/*splat', (req, res) => res.send(req.params.splat))",
+    '```',
+    '',
+    prose('Wildcard matching', 1800),
+    '',
+    'A wildcard route that catches every path must name its wildcard: an unnamed `*` is rejected when the app starts.',
+    '',
+    '### Regular expressions',
+    '',
+    prose('Regular expressions', 3200),
   ].join('\n'),
   'guide/troubleshooting.md': [
     '# Troubleshooting',
@@ -217,6 +251,16 @@ for (const backend of backends()) {
       } finally {
         await new Promise((resolve) => site.close(resolve));
       }
+    });
+
+    it('answers from the sub-section of a long section holding the chunk found, with the code its sub-heading introduces', async () => {
+      const entries = (await server.call('GET', `/api/v1/integrations/${chatbot}/search?query=wildcard`, { token })).body.data as { raw_text: string; source_id: string }[];
+      const routing = entries.find((e) => e.source_id.startsWith('guide/routing.md'));
+      assert.ok(routing && routing.raw_text.length > 8000 && routing.raw_text.length < SPLIT_OVER, JSON.stringify(entries.map((e) => [e.source_id, e.raw_text.length])));
+      const { message, references } = await chat('How do I write a wildcard route that catches every path?');
+      assert.ok(message.includes("app.get('/*splat'"), message);
+      assert.equal(references[0]!.url, `${BASE}guide/routing#route-paths`);
+      readsAsProse(message);
     });
 
     it('answers from a section split at its sub-headings and cites the sub-section it quotes', async () => {
