@@ -417,6 +417,27 @@ describe('extractive answers on Markdown documentation', () => {
     assert.match(await answer('Wie kann ich meine Anwendung strukturieren?', passages(shutdown, faq), { maxSentences: 1 }), /^Die Antwort hängt/);
   });
 
+  it('outside English, prefers the passage holding all of the question to a sentence sharing most of it: security headers are Helmet, not CORS (regression: Express in Spanish)', async () => {
+    const cors = [
+      '## Opciones de configuración',
+      '',
+      '- `origin`: Configura la cabecera CORS **Access-Control-Allow-Origin**.',
+      '- `methods`: Configura la cabecera CORS **Access-Control-Allow-Methods**.',
+    ].join('\n');
+    const helmet = [
+      '# Mejores prácticas de seguridad',
+      '',
+      '## Usar Helmet',
+      '',
+      'Helmet ayuda a proteger la aplicación estableciendo las cabeceras de respuesta HTTP adecuadas.',
+      '',
+      '```js',
+      "app.use(helmet())",
+      '```',
+    ].join('\n');
+    assert.match(await answer('¿Cómo configuro las cabeceras de seguridad?', passages(cors, helmet), { maxSentences: 1 }), /^Helmet ayuda/);
+  });
+
   it('weighs a word of the question that the passages do not hold, so a page in another language holding one of its words does not hold it all (regression: Express in German)', async () => {
     const english = ['# Developing template engines', '', 'Use the `app.engine(ext, callback)` method to create your own template engine.'].join('\n');
     const german = ['# Template-Engines verwenden', '', "Um die Template-Engine festzulegen, setzen Sie `app.set('view engine', 'pug')`."].join('\n');
