@@ -50,13 +50,15 @@ async function askFolder(lore: Lore, folder: DocsFolder, questions: readonly Doc
 
   const headings = new Set<string>();
   for (const file of (await listFolder(folder.dir)).files) for (const h of headingsOf(await readFile(file.absolute, 'utf8'))) headings.add(h);
-  const texts = new Map((await folderEntries(folder.dir, folder.baseUrl)).map((e) => [e.source_id, e.raw_text]));
+  const entries = await folderEntries(folder.dir, folder.baseUrl);
+  const texts = new Map(entries.map((e) => [e.source_id, e.raw_text]));
+  const anchors = new Map(entries.map((e) => [e.source_id, e.meta?.anchors]));
   const judge = (q: DocsQuestion, text: string, urls: string[]): Answer => ({
     q,
     text,
     urls,
     gold: q.gold.some((g) => containsGold(text, g, folder.lang)),
-    cited: urls.some((u) => isSourceOf(q, folder.baseUrl, u)),
+    cited: urls.some((u) => isSourceOf(q, folder.baseUrl, u, anchors)),
     failed: proseFailures(text, headings),
     lost: !q.gold.some((g) => q.sources.some((s) => containsGold(texts.get(s) ?? '', g, folder.lang))),
   });

@@ -71,9 +71,20 @@ export function sourceUrl(baseUrl: string, source: string): string {
   return at < 0 ? fileUrl(baseUrl, source) : `${fileUrl(baseUrl, source.slice(0, at))}${source.slice(at)}`;
 }
 
-/** Whether `url` (cited or retrieved) is one of `q`'s sources as imported under `baseUrl`. */
-export function isSourceOf(q: Pick<DocsQuestion, 'sources'>, baseUrl: string, url: string): boolean {
-  return q.sources.some((s) => sameUrl(url, sourceUrl(baseUrl, s)));
+/**
+ * Whether `url` (cited or retrieved) is one of `q`'s sources as imported under `baseUrl` — or,
+ * given the imported entries' heading anchors by source_id (`meta.anchors`), a heading inside
+ * one: a citation links the sub-section its words stand under.
+ */
+export function isSourceOf(q: Pick<DocsQuestion, 'sources'>, baseUrl: string, url: string, anchors?: ReadonlyMap<string, unknown>): boolean {
+  return q.sources.some((s) => {
+    const gold = sourceUrl(baseUrl, s);
+    if (sameUrl(url, gold)) return true;
+    const held = anchors?.get(s);
+    if (typeof held !== 'object' || held === null || !url.includes('#') || !sameUrl(url.split('#')[0]!, gold.split('#')[0]!)) return false;
+    const fragment = url.slice(url.indexOf('#') + 1);
+    return Object.values(held).some((id) => typeof id === 'string' && sameUrl(encodeURIComponent(id), fragment));
+  });
 }
 
 /** URLs compared as a reader's browser would: percent-encoding undone, so `#wie-gehe-…` and its encoded form match. */

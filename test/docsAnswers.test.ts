@@ -259,7 +259,7 @@ for (const backend of backends()) {
       assert.ok(routing && routing.raw_text.length > 8000 && routing.raw_text.length < SPLIT_OVER, JSON.stringify(entries.map((e) => [e.source_id, e.raw_text.length])));
       const { message, references } = await chat('How do I write a wildcard route that catches every path?');
       assert.ok(message.includes("app.get('/*splat'"), message);
-      assert.equal(references[0]!.url, `${BASE}guide/routing#route-paths`);
+      assert.equal(references[0]!.url, `${BASE}guide/routing#wildcards`);
       readsAsProse(message);
     });
 

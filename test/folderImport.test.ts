@@ -146,6 +146,7 @@ describe('lore import <dir> (folder import)', () => {
     assert.match(linux.raw_text, /^## On `Linux`\n\nAny glibc\.\n\n```sh\n## not a heading\n```$/, 'a heading in a code fence stays in its section');
     const upgrade = stored.get('guide/install.md#upgrade')!;
     assert.deepEqual([upgrade.title, upgrade.source_url], ['Upgrading', 'https://docs.example.com/guide/install#upgrade']);
+    assert.deepEqual([linux.meta.anchors, upgrade.meta.anchors], [{ 'on-linux': 'on-linux' }, { 'upgrading-upgrade': 'upgrade' }], 'its headings\' ids, for citations');
     assert.deepEqual(stored.get('index.md')!.source_url, 'https://docs.example.com/', 'a file without sections is one entry as before');
 
     const again = await run({ sections: true });
@@ -159,7 +160,7 @@ describe('lore import <dir> (folder import)', () => {
 
     // Imported whole again: the sections' entries give way to the file's.
     const whole = await run();
-    assert.deepEqual([whole.updated, whole.deleted], [2, 1], 'install.md, and widgets.mdx, whose heading anchors only a whole file keeps');
+    assert.deepEqual([whole.updated, whole.deleted], [1, 1], 'install.md; widgets.mdx, one section, is the same entry either way, its heading anchored');
     stored = await entries();
     assert.deepEqual(ids(stored), ['guide/install.md']);
     assert.match(stored.get('guide/install.md')!.raw_text, /## Upgrading \{#upgrade\}\n\nRun it again\.$/);

@@ -155,14 +155,15 @@ function pageSections(page: Page): PageEntries {
     const title = (part.title ?? page.url).slice(0, LIMITS.title);
     const sourceUrl = `${page.location}${part.link}`;
     const source_url = sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null;
-    const contentHash = entryHash({ title, text, sourceUrl: source_url, anchors: null });
+    const { anchors } = part;
+    const contentHash = entryHash({ title, text, sourceUrl: source_url, anchors });
     entries.push({
       source_type: WEB_SOURCE_TYPE,
       source_id: sourceId,
       title,
       raw_text: text,
       source_url,
-      meta: { content_sha256: contentHash, etag: page.etag, last_modified: page.lastModified, page: page.url },
+      meta: { content_sha256: contentHash, etag: page.etag, last_modified: page.lastModified, page: page.url, ...(anchors && { anchors }) },
     });
   }
   return { entries, left };

@@ -83,6 +83,9 @@ describe('markdown sections', () => {
       ['#install-1', '#install-1', 'Install'],
       ['#no-id', '#no-id', 'No id'],
     ], 'a repeated heading is linked at its slug: anchors hold the id of the first');
+    assert.deepEqual(sectionParts(doc, anchors).map((p) => p.anchors), [{ setup: 'top' }, null, { 'über-uns': 'über uns' }, { config: 'sec-config' }, { server: 'sec-server' }, null, null, null], 'the ids of its headings the page has once');
+    const nested = sectionParts({ title: 'P', text: '# P\n## Routes\nA.\n### Wildcards\nB.\n### Example\nC.\n## Other\n### Example\nD.' });
+    assert.deepEqual(nested[1]!.anchors, { routes: 'routes', wildcards: 'wildcards' }, 'sub-headings too; a heading the page repeats (Example) has no known id');
     assert.deepEqual(sectionParts(doc).map((p) => p.link), sectionParts(doc).map((p) => p.fragment), 'without anchors, at the slug');
     assert.deepEqual(sectionParts({ title: null, text: 'Text.\n## A\nB.' }).map((p) => p.title), [null, 'A'], 'no title before the first section without one');
     assert.equal(sectionParts({ title: 'Front matter title', text: '# Heading\nText.' })[0]!.title, 'Front matter title');
@@ -109,7 +112,8 @@ describe('markdown sections', () => {
     assert.equal(sectionUrl('https://x.test/install', anchors, ['Install `acme`', 'On Linux', 'Old kernels']), 'https://x.test/install#old-kernels');
     assert.equal(sectionUrl('https://x.test/install', { 'on-linux': 'linux' }, ['Install', 'On Linux', 'Unknown']), 'https://x.test/install#linux');
     assert.equal(sectionUrl('https://x.test/install', anchors, ['Nowhere']), 'https://x.test/install');
-    assert.equal(sectionUrl('https://x.test/install#top', anchors, ['On Linux']), 'https://x.test/install#top', 'a link to a section already');
+    assert.equal(sectionUrl('https://x.test/install#top', anchors, ['On Linux']), 'https://x.test/install#on-linux', 'a section entry: the heading the words stand under, in place of its fragment');
+    assert.equal(sectionUrl('https://x.test/install#top', anchors, ['Nowhere']), 'https://x.test/install#top');
     assert.equal(sectionUrl('https://x.test/install', undefined, ['On Linux']), 'https://x.test/install');
     assert.equal(sectionUrl('https://x.test/install', ['on-linux'], ['On Linux']), 'https://x.test/install', 'meta.anchors not an object');
     assert.equal(sectionUrl('https://x.test/a', { 'über-uns': 'über uns' }, ['Über uns']), 'https://x.test/a#%C3%BCber%20uns');

@@ -79,6 +79,11 @@ export interface SectionPart {
   /** The section's heading path (`sectionTitle`); for the text before the first section, the document's title (null when it has none). */
   title: string | null;
   text: string;
+  /**
+   * The ids of its headings (its own and its sub-headings') whose text the document has once,
+   * for citations of the words under one of them (`sectionUrl`); null when it has none.
+   */
+  anchors: Anchors | null;
 }
 
 /**
@@ -89,12 +94,23 @@ export interface SectionPart {
  * (anchors hold the first of a text), so it is linked at its slug.
  */
 export function sectionParts(document: { title: string | null; text: string }, anchors: Anchors | null = null): SectionPart[] {
+  // A heading the document repeats has no known id (anchors hold the first of a text): no link for it.
+  const times = new Map<string, number>();
+  for (const { text } of markdownHeadings(document.text)) times.set(slugify(text), (times.get(slugify(text)) ?? 0) + 1);
+  const ids = anchors ?? markdownAnchors(document.text) ?? {};
+  const within = (text: string) =>
+    anchorsOf(
+      markdownHeadings(text)
+        .map(({ text: heading }) => slugify(heading))
+        .filter((key) => times.get(key) === 1 && Object.hasOwn(ids, key))
+        .map((key) => ({ text: key, id: ids[key]! })),
+    );
   return markdownSections(document.text).map((section) => {
-    if (section.slug === '') return { fragment: '', link: '', title: document.title ?? section.title, text: section.text };
+    if (section.slug === '') return { fragment: '', link: '', title: document.title ?? section.title, text: section.text, anchors: within(section.text) };
     const fragment = `#${section.slug}`;
     const key = slugify(section.title!);
     const id = anchors !== null && section.slug === key && Object.hasOwn(anchors, key) ? anchors[key] : undefined;
-    return { fragment, link: id ? `#${encodeURIComponent(id)}` : fragment, title: sectionTitle(section.path), text: section.text };
+    return { fragment, link: id ? `#${encodeURIComponent(id)}` : fragment, title: sectionTitle(section.path), text: section.text, anchors: within(section.text) };
   });
 }
 
@@ -247,15 +263,17 @@ export function markdownAnchors(markdown: string): Anchors | null {
 
 /**
  * The link to the section a passage stands in: `url` with the anchor of the deepest of
- * `headings` (a chunk's heading trail) that `anchors` knows. `url` unchanged when it already
- * has a fragment, or when no heading has an anchor.
+ * `headings` (a chunk's heading trail) that `anchors` knows, in place of the fragment `url`
+ * has (a section entry's anchors are its sub-headings'). `url` unchanged when no heading has
+ * an anchor.
  */
 export function sectionUrl(url: string, anchors: unknown, headings: readonly string[]): string {
-  if (url === '' || url.includes('#') || typeof anchors !== 'object' || anchors === null || Array.isArray(anchors)) return url;
+  if (url === '' || typeof anchors !== 'object' || anchors === null || Array.isArray(anchors)) return url;
+  const page = url.split('#')[0]!;
   for (let i = headings.length - 1; i >= 0; i--) {
     const key = slugify(headings[i]!);
     const id = Object.hasOwn(anchors, key) ? (anchors as Record<string, unknown>)[key] : undefined;
-    if (typeof id === 'string' && id !== '') return `${url}#${encodeURIComponent(id)}`;
+    if (typeof id === 'string' && id !== '') return `${page}#${encodeURIComponent(id)}`;
   }
   return url;
 }
