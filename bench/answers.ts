@@ -63,7 +63,7 @@ import { askByChatAndSummarise } from './askQuestions.js';
 import { jsonl } from './jsonl.js';
 import { thirdPartySet } from './thirdPartyAnswers.js';
 import { evidenceCheck, evidenceSet, xquadArticle, type DocsSet } from './evidence.js';
-import { docsFolders, DOCS_ROOT, folderEntries, isSourceOf, type DocsQuestion } from './thirdPartyDocs.js';
+import { docsFolders, DOCS_ROOT, folderEntries, inSection, isSourceOf, type DocsQuestion } from './thirdPartyDocs.js';
 
 const { values } = parseArgs({
   options: {
@@ -330,6 +330,7 @@ async function docsSet(): Promise<void> {
   const headings = new Set<string>();
   for (const name of await loreDocNames()) for (const h of headingsOf((await readLoreDoc(name)) ?? '')) headings.add(h);
   const ids = new Set(entries.map((e) => e.source_id));
+  const anchors = new Map(entries.map((e) => [e.source_id, e.meta?.anchors]));
   for (const q of questions) {
     for (const source of q.sources) if (!ids.has(source)) throw new Error(`docs-qa: unknown source ${source} (${q.question})`);
   }
@@ -339,7 +340,7 @@ async function docsSet(): Promise<void> {
     text,
     urls,
     gold: q.gold.some((g) => text.toLowerCase().includes(g.toLowerCase())),
-    cited: urls.some((u) => q.sources.some((s) => u === docEntryUrl(base, s))),
+    cited: urls.some((u) => q.sources.some((s) => inSection(u, docEntryUrl(base, s), anchors.get(s)))),
     failed: proseFailures(text, headings),
   });
 

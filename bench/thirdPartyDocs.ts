@@ -74,17 +74,22 @@ export function sourceUrl(baseUrl: string, source: string): string {
 /**
  * Whether `url` (cited or retrieved) is one of `q`'s sources as imported under `baseUrl` — or,
  * given the imported entries' heading anchors by source_id (`meta.anchors`), a heading inside
- * one: a citation links the sub-section its words stand under.
+ * one (`inSection`).
  */
 export function isSourceOf(q: Pick<DocsQuestion, 'sources'>, baseUrl: string, url: string, anchors?: ReadonlyMap<string, unknown>): boolean {
-  return q.sources.some((s) => {
-    const gold = sourceUrl(baseUrl, s);
-    if (sameUrl(url, gold)) return true;
-    const held = anchors?.get(s);
-    if (typeof held !== 'object' || held === null || !url.includes('#') || !sameUrl(url.split('#')[0]!, gold.split('#')[0]!)) return false;
-    const fragment = url.slice(url.indexOf('#') + 1);
-    return Object.values(held).some((id) => typeof id === 'string' && sameUrl(encodeURIComponent(id), fragment));
-  });
+  return q.sources.some((s) => inSection(url, sourceUrl(baseUrl, s), anchors?.get(s)));
+}
+
+/**
+ * Whether `url` links the section at `gold` or one of the headings inside it, whose ids are
+ * `anchors` (the section entry's `meta.anchors`): a citation links the sub-heading the words
+ * it quotes stand under.
+ */
+export function inSection(url: string, gold: string, anchors: unknown): boolean {
+  if (sameUrl(url, gold)) return true;
+  if (typeof anchors !== 'object' || anchors === null || !url.includes('#') || !sameUrl(url.split('#')[0]!, gold.split('#')[0]!)) return false;
+  const fragment = url.slice(url.indexOf('#') + 1);
+  return Object.values(anchors).some((id) => typeof id === 'string' && sameUrl(encodeURIComponent(id), fragment));
 }
 
 /** URLs compared as a reader's browser would: percent-encoding undone, so `#wie-gehe-…` and its encoded form match. */
