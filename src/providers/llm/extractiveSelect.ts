@@ -311,9 +311,7 @@ interface Unit {
   quotable: boolean;
   coverage: number;
   headingCoverage: number;
-  /** The coverage of its whole passage: every unit, code block and heading of it. */
-  passageCoverage: number;
-  /** What its passage's coverage adds to its score: it chooses the best unit, not how many follow it. */
+  /** What the coverage of its whole passage (every unit, code block and heading of it) adds to its score: it chooses the best unit, not how many follow it. */
   passageBonus: number;
   /** Cosine to the question by the embedding model (shortlisted units only; else 0). */
   semantic: number;
@@ -611,7 +609,6 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     coverage: 0,
     semantic: 0,
     headingCoverage: 0,
-    passageCoverage: 0,
     passageBonus: 0,
     matched: [],
     score: 0,
@@ -771,10 +768,11 @@ function score(question: string, asked: string, units: Unit[]): void {
       u.coverage = u.matched.reduce((a, b) => a + b, 0);
       const heading = terms.map((t) => match(t, u.heading));
       u.headingCoverage = total > 0 ? weights.reduce((sum, w, j) => sum + w * heading[j]!, 0) / total : 0;
+      if (!wordsAlone(language)) return;
       const seen = found.get(u.rank) ?? terms.map(() => 0);
       found.set(u.rank, seen.map((m, j) => Math.max(m, own[i]![j]!, heading[j]!)));
     });
-    for (const u of group) u.passageCoverage = total > 0 ? weights.reduce((sum, w, j) => sum + w * found.get(u.rank)![j]!, 0) / total : 0;
+    if (wordsAlone(language) && total > 0) for (const u of group) u.passageBonus = (PASSAGE_SHARE * weights.reduce((sum, w, j) => sum + w * found.get(u.rank)![j]!, 0)) / total;
   }
   const numeric = NUMERIC_QUESTION.test(asked);
   const subject = DEFINITION_QUESTION.exec(asked)?.[1]?.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -787,14 +785,13 @@ function score(question: string, asked: string, units: Unit[]): void {
   const neighbour = (u: Unit, v: Unit | undefined) => (v?.rank === u.rank && v.kind === 'sentence' ? v.coverage : 0);
   for (const [i, u] of units.entries()) {
     u.defines = definition?.test(u.text) ?? false;
-    u.passageBonus = u.language === 'en' || u.language === 'und' ? 0 : PASSAGE_SHARE * u.passageCoverage;
     const context = u.kind === 'sentence' && !howto ? Math.max(neighbour(u, units[i - 1]), neighbour(u, units[i + 1])) : 0;
     u.score =
       u.coverage +
       NEIGHBOUR_SHARE * context +
       HEADING_SHARE * u.headingCoverage +
       u.passageBonus +
-      (howto && u.instructs && u.language !== 'en' && u.language !== 'und' ? HOWTO_TIE : 0) +
+      (howto && u.instructs && wordsAlone(u.language) ? HOWTO_TIE : 0) +
       (QUESTION_HEADING.test(u.context) && HOWTO_QUESTION.test(u.context) === howto && u.headingCoverage >= QUESTION_HEADING_MIN ? QUESTION_HEADING_SHARE * u.headingCoverage : 0) +
       (RANK_BONUS[u.rank] ?? 0) +
       u.prior +
@@ -996,6 +993,11 @@ function statement(text: string, maxChars: number): string {
  *
  * `held[j]`: how many of the `units` units hold the question's word j.
  */
+/** Whether units in `language` are scored by their words alone: the model re-scores English, and an undetermined unit (short, or mostly code) may be English. */
+function wordsAlone(language: string): boolean {
+  return language !== 'en' && language !== 'und';
+}
+
 function questionWeights(held: readonly number[], units: number): number[] {
   const idf = held.map((n) => (n === 0 ? 0 : Math.log(1 + (units - n + 0.5) / (n + 0.5))));
   const rarest = Math.max(0, ...idf);

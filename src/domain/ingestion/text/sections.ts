@@ -96,7 +96,10 @@ export interface SectionPart {
 export function sectionParts(document: { title: string | null; text: string }, anchors: Anchors | null = null): SectionPart[] {
   // A heading the document repeats has no known id (anchors hold the first of a text): no link for it.
   const times = new Map<string, number>();
-  for (const { text } of markdownHeadings(document.text)) times.set(slugify(text), (times.get(slugify(text)) ?? 0) + 1);
+  for (const { text } of markdownHeadings(document.text)) {
+    const key = slugify(text);
+    times.set(key, (times.get(key) ?? 0) + 1);
+  }
   const ids = anchors ?? markdownAnchors(document.text) ?? {};
   const within = (text: string) =>
     anchorsOf(
