@@ -3,9 +3,9 @@
  * FILE` recorded: every question of the docs, vite and express sets is answered again from the
  * same passages by the writer as the working tree has it, in seconds instead of minutes, and
  * judged as bench:answers judges (gold string in the answer, gold section cited, prose rules).
- * Search and the HTTP pipeline are left out, so the numbers differ a little from
- * bench:answers' (citations link the passage's own section, not a sub-section's anchor);
- * bench:answers stays the measure a change is reported with. Each run keeps its verdicts in
+ * Search and the HTTP pipeline are left out, so the numbers can differ a little from
+ * bench:answers'; a citation of a heading inside the gold section cites it, as there
+ * (thirdPartyDocs `inSection`). bench:answers stays the measure a change is reported with. Each run keeps its verdicts in
  * FILE.verdicts.json and prints the questions that changed since the previous run.
  *
  *   npm run bench:answers -- --sets docs,vite,express --capture .scratch/writer-passages.jsonl
@@ -21,13 +21,13 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder } from '../src/container.js';
 import type { AnswerRequest } from '../src/domain/answers/port.js';
-import { docEntryUrl, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
+import { docEntryUrl, loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
 import { selectAnswer, type Candidate } from '../src/providers/llm/extractiveSelect.js';
 import { listFolder } from '../src/importers/folder.js';
 import { jsonl } from './jsonl.js';
 import { headingsOf, proseFailures, type Rule } from './proseRules.js';
-import { containsGold, docsFolders, DOCS_ROOT, sameUrl, sourceUrl, type DocsQuestion } from './thirdPartyDocs.js';
+import { containsGold, docsFolders, DOCS_ROOT, folderEntries, inSection, sourceUrl, type DocsQuestion } from './thirdPartyDocs.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,22 +39,25 @@ const { values } = parseArgs({
   },
 });
 
-interface Known { q: DocsQuestion; group: string; lang: string; urls: string[]; headings: Set<string> }
+/** A question's gold sections: their URLs, each with the ids of the headings inside it (meta.anchors). */
+interface Known { q: DocsQuestion; group: string; lang: string; urls: [string, unknown][]; headings: Set<string> }
 interface Verdict { group: string; question: string; gold: boolean; cited: boolean; failed: Rule[]; text: string; cites: string[]; goldAt: number }
 
 const known = new Map<string, Known>();
 const docsHeadings = new Set<string>();
 for (const name of await loreDocNames()) for (const h of headingsOf((await readLoreDoc(name)) ?? '')) docsHeadings.add(h);
+const docsAnchors = new Map((await loreDocEntries('https://lore.test')).map((e) => [e.source_id, e.meta?.anchors]));
 for (const q of jsonl<DocsQuestion>('bench/data/docs-qa.jsonl')) {
-  known.set(q.question, { q, group: 'docs', lang: 'en', urls: q.sources.map((s) => docEntryUrl('https://lore.test', s)), headings: docsHeadings });
+  known.set(q.question, { q, group: 'docs', lang: 'en', urls: q.sources.map((s) => [docEntryUrl('https://lore.test', s), docsAnchors.get(s)]), headings: docsHeadings });
 }
 for (const set of ['vite', 'express'] as const) {
   const questions = jsonl<DocsQuestion>(`bench/data/${set}-qa.jsonl`);
   for (const folder of docsFolders(set, DOCS_ROOT)) {
     const headings = new Set<string>();
     for (const file of (await listFolder(folder.dir)).files) for (const h of headingsOf(await readFile(file.absolute, 'utf8'))) headings.add(h);
+    const anchors = new Map((await folderEntries(folder.dir, folder.baseUrl)).map((e) => [e.source_id, e.meta?.anchors]));
     for (const q of questions.filter((x) => (x.lang ?? 'en') === folder.lang)) {
-      known.set(q.question, { q, group: folder.name, lang: folder.lang, urls: q.sources.map((s) => sourceUrl(folder.baseUrl, s)), headings });
+      known.set(q.question, { q, group: folder.name, lang: folder.lang, urls: q.sources.map((s) => [sourceUrl(folder.baseUrl, s), anchors.get(s)]), headings });
     }
   }
 }
@@ -68,7 +71,7 @@ const asked = jsonl<Pick<AnswerRequest, 'question' | 'passages'>>(values.capture
 for (const request of asked) {
   const k = known.get(request.question);
   if (!k) continue;
-  const isGold = (url: string | null) => k.urls.some((w) => sameUrl(url ?? '', w));
+  const isGold = (url: string | null) => k.urls.some(([gold, anchors]) => inSection(url ?? '', gold, anchors));
   // --oracle: the gold passages alone (when given), to measure the choice within a section apart from the choice of section.
   if (values.oracle) {
     const gold = request.passages.filter((p) => isGold(p.url));
@@ -93,7 +96,7 @@ for (const request of asked) {
   verdicts.push(verdict);
   if (only?.test(request.question)) {
     console.log(`\n### [${k.group}] ${request.question}  gold: ${k.q.gold.join(' | ')}  [${verdict.gold ? 'gold' : 'NO GOLD'}, ${verdict.cited ? 'cited' : 'NOT CITED'}${verdict.failed.length ? `, ${verdict.failed.join(', ')}` : ''}]`);
-    console.log(`expected: ${k.urls.join(', ')}`);
+    console.log(`expected: ${k.urls.map(([gold]) => gold).join(', ')}`);
     for (const p of request.passages) console.log(`  [${p.ref}]${isGold(p.url) ? '*' : ' '} ${p.url}  (${(p.source ?? p.text).length} chars)`);
     console.log(text);
     console.log('best candidates: score = coverage, heading coverage, cosine (×2) …');
