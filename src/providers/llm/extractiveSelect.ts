@@ -980,6 +980,11 @@ function statement(text: string, maxChars: number): string {
   return /[.!?。！？…:：]$/u.test(cut) ? fullStop(cut) : `${cut}.`;
 }
 
+/** Whether units in `language` are scored by their words alone: the model re-scores English, and an undetermined unit (short, or mostly code) may be English. */
+function wordsAlone(language: string): boolean {
+  return language !== 'en' && language !== 'und';
+}
+
 /**
  * The weight of each of the question's words in coverage: its idf over the units. Coverage is
  * the share of the question a unit holds, and a word of the question that no unit of the
@@ -993,11 +998,6 @@ function statement(text: string, maxChars: number): string {
  *
  * `held[j]`: how many of the `units` units hold the question's word j.
  */
-/** Whether units in `language` are scored by their words alone: the model re-scores English, and an undetermined unit (short, or mostly code) may be English. */
-function wordsAlone(language: string): boolean {
-  return language !== 'en' && language !== 'und';
-}
-
 function questionWeights(held: readonly number[], units: number): number[] {
   const idf = held.map((n) => (n === 0 ? 0 : Math.log(1 + (units - n + 0.5) / (n + 0.5))));
   const rarest = Math.max(0, ...idf);
