@@ -10,7 +10,7 @@
  * EvidenceGate, measured by bench/evidence.ts).
  */
 import { analyze, analyzedWords, type Language } from '../ingestion/text/tokenize.js';
-import { questionTerms } from '../ingestion/text/questionWords.js';
+import { questionTerms, scaffoldBigrams } from '../ingestion/text/questionWords.js';
 import { markdownHeadings } from '../ingestion/text/sections.js';
 import type { EvidenceGate, TermMatch } from './port.js';
 
@@ -63,11 +63,12 @@ export function evidenceQuery(query: string, terms: readonly string[], matches: 
   // rarest word keeps at least half its weight there.
   const common = Math.min(COMMON_IDF, rarest / 2);
   const asked = questionTerms(language as Language);
+  const joined = scaffoldBigrams(query, language as Language);
   const names = gate.names ? namedTerms(query, language) : NO_NAMES;
   let words: Set<string> | undefined;
   const isWord = (term: string) => (words ??= new Set([...analyzedWords(query, language as Language)].flatMap((w) => w.terms))).has(term);
   const slots = terms.flatMap((term, slot) => {
-    if (asked.has(term)) return [];
+    if (asked.has(term) || joined.has(term)) return [];
     const own = matches.filter((m) => m.slot === slot);
     if (own.length === 0 && !isWord(term)) return [];
     const idf = own.length > 0 ? Math.max(...own.map((m) => m.idf)) : rarest;

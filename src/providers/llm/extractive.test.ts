@@ -444,6 +444,12 @@ describe('extractive answers on Markdown documentation', () => {
     assert.match(await answer('Wie lege ich die Template-Engine fest?', passages(english, german), { maxSentences: 1 }), /view engine/);
   });
 
+  it('does not let a bigram joining a question word to a word decide: 如何安装 is answered by how to install it, not by a sentence that also says 如何安装 (regression: Express in Chinese)', async () => {
+    const middleware = ['## 第三方中间件', '', '下面的示例演示了如何安装并加载 cookie 解析中间件 `cookie-parser`。', '', '```sh', 'npm install cookie-parser', '```'].join('\n');
+    const installing = ['# 安装', '', '现在，在 `myapp` 目录中安装 Express，并将其保存到依赖列表中。', '', '```sh', 'npm install express', '```'].join('\n');
+    assert.match(await answer('如何安装 Express？', passages(middleware, installing), { maxSentences: 1 }), /npm install express/);
+  });
+
   it('reads Japanese how-tos asked with どのように…できますか as how-tos, so such an FAQ heading speaks for its section to a how-to (regression: Express in Japanese)', async () => {
     const faq = ['## どのようにユーザーを認証できますか?', '', '任意の認証スキームを使用できます。'].join('\n');
     const other = ['# セッション', '', 'セッションミドルウェアはユーザーの状態を保存します。'].join('\n');

@@ -38,9 +38,9 @@
 import { linkTexts, MARKDOWN_LINK } from '../../domain/ingestion/text/markdownInline.js';
 import { passageText } from '../../domain/search/evidence.js';
 import { wordSegmenter } from '../../domain/ingestion/text/segments.js';
-import { questionTerms } from '../../domain/ingestion/text/questionWords.js';
+import { questionTerms, scaffoldBigrams } from '../../domain/ingestion/text/questionWords.js';
 import { separableVerbTerm } from '../../domain/ingestion/text/separableVerbs.js';
-import { analyze, detectLanguage } from '../../domain/ingestion/text/tokenize.js';
+import { analyze, detectLanguage, type Language } from '../../domain/ingestion/text/tokenize.js';
 import { passageBlocks, type Block } from './passageBlocks.js';
 import { openCodeSpan, splitSentences } from './sentences.js';
 
@@ -1024,9 +1024,11 @@ function match(term: string, terms: Set<string>): number {
   return 0;
 }
 
-/** The question's distinct terms in `language`, without question words (unless that leaves none). */
+/** The question's distinct terms in `language`, without question words and the bigrams joining them to a word (unless that leaves none). */
 function contentTerms(question: string, language: string): string[] {
-  const stops = questionTerms(language);
+  const asked = questionTerms(language);
+  const joined = scaffoldBigrams(question, language as Language);
+  const stops = { has: (t: string) => asked.has(t) || joined.has(t) };
   // A German verb the question splits counts whole too ("richte … ein": einrichten).
   const verb = language === 'de' ? separableVerbTerm(question) : null;
   const terms = [...new Set([...analyze(question, language).terms, ...(verb ? [verb] : [])])];

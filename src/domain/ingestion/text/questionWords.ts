@@ -61,3 +61,26 @@ export function isVagueQuery(query: string): boolean {
   }
   return true;
 }
+
+/**
+ * The character bigrams of a question that join a question word to the word beside it
+ * ("如何安装" → 何安; "用什么替代" → 用什, 么替). The tokeniser makes every bigram of a Han or
+ * Katakana run, so a question's terms also hold these, which are about how it is asked, not
+ * what: they match only text that asks the same way ("下面的示例演示了如何安装并加载 cookie
+ * 解析中间件" for "如何安装 Express？"). Bigrams within a word, or joining two words that are
+ * both about something ("コール|バック" → ルバ), are kept. Empty outside Chinese and Japanese.
+ */
+export function scaffoldBigrams(question: string, language: Language): ReadonlySet<string> {
+  const out = new Set<string>();
+  if (language !== 'zh' && language !== 'ja') return out;
+  const asked = questionTerms(language);
+  const isAsked = (terms: readonly string[]) => terms.length > 0 && terms.every((t) => asked.has(t));
+  let previous: { end: number; last: string; asked: boolean } | null = null;
+  for (const word of analyzedWords(question, language)) {
+    const chars = [...question.slice(word.start, word.end)];
+    const here = { end: word.end, last: chars[chars.length - 1]!, asked: chars.length >= 2 && isAsked(word.terms) };
+    if (previous && previous.end === word.start && (previous.asked || here.asked)) out.add(previous.last + chars[0]!);
+    previous = here;
+  }
+  return out;
+}
