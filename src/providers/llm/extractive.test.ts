@@ -214,6 +214,11 @@ describe('extractive answer provider', () => {
     assert.ok(text.startsWith('Mars has two small moons'), text);
   });
 
+  it('answers "how many" with a sentence stating a number, not one whose only digits are in a path (regression: Lore\'s docs, `/api/v1/…`)', async () => {
+    const given = passages('The batch upsert route `POST /api/v1/collections/{id}/entries/batch` takes entries as JSON.', 'One batch upsert takes at most 50 entries, all or nothing.');
+    assert.match(await answer('How many entries can one batch upsert hold?', given, { maxSentences: 1 }), /^One batch upsert takes at most 50 entries/);
+  });
+
   it('keeps to at most 3 sentences and about 600 characters by default, and to the configured limits', async () => {
     const handbook = [
       'The handbook explains how Lore answers questions from your own documentation.',

@@ -230,6 +230,8 @@ const REPLACEMENT_SHARE = 2;
 /** English yes/no questions ("Can I …?", "Does Lore …?", "Is there …?"). */
 const YESNO_QUESTION = /^\s*(?:can|could|does|do|is|are|will|should|must|may)\s+(?!\S+\s+(?:mean|stand)\b)/i;
 const DIGIT = /\p{Nd}/u;
+/** Absolute paths and URLs (`/api/v1/collections`, `https://…/v2/`): the digits in them state no value. */
+const PATH_LIKE = /(?<![\p{L}\p{N}_.-])\/[^\s`]*|\b[a-z][a-z0-9+.-]*:\/\/[^\s`]*/giu;
 const WIDE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 /**
  * A heading that names an API or an option (`server.port`, `res.cookie(name, value)`, a heading
@@ -795,7 +797,7 @@ function score(question: string, asked: string, units: Unit[]): void {
       (QUESTION_HEADING.test(u.context) && HOWTO_QUESTION.test(u.context) === howto && u.headingCoverage >= QUESTION_HEADING_MIN ? QUESTION_HEADING_SHARE * u.headingCoverage : 0) +
       (RANK_BONUS[u.rank] ?? 0) +
       u.prior +
-      (numeric && u.coverage > 0 && DIGIT.test(u.text) ? NUMERIC_BONUS : 0) +
+      (numeric && u.coverage > 0 && DIGIT.test(u.text.replace(PATH_LIKE, ' ')) ? NUMERIC_BONUS : 0) +
       (u.defines ? DEFINITION_BONUS : 0) +
       (replacement && REPLACES.test(u.text) ? REPLACEMENT_SHARE * u.headingCoverage : 0) -
       (u.deprecated && !deprecation ? DEPRECATED_PENALTY : 0) -
