@@ -455,6 +455,12 @@ describe('extractive answers on Markdown documentation', () => {
     assert.match(await answer('如何安装 Express？', passages(middleware, installing), { maxSentences: 1 }), /npm install express/);
   });
 
+  it('reads the parts of a dotted identifier as names, not stop words: Spanish "del" of `app.del()` (regression: Express in Spanish)', async () => {
+    const router = ['### app.router', '', 'El objeto `app.router`, que fue eliminado en Express 4, ha regresado en Express 5.'].join('\n');
+    const del = ['### app.del()', '', 'Express 5 ya no soporta la función `app.del()`. Para registrar rutas HTTP DELETE, utilice la función `app.delete()` en su lugar.'].join('\n');
+    assert.match(await answer('¿Qué reemplaza a app.del() en Express 5?', passages(router, del), { maxSentences: 2 }), /app\.delete\(\)/);
+  });
+
   it('reads Japanese how-tos asked with どのように…できますか as how-tos, so such an FAQ heading speaks for its section to a how-to (regression: Express in Japanese)', async () => {
     const faq = ['## どのようにユーザーを認証できますか?', '', '任意の認証スキームを使用できます。'].join('\n');
     const other = ['# セッション', '', 'セッションミドルウェアはユーザーの状態を保存します。'].join('\n');

@@ -582,7 +582,7 @@ function unitsOf(passage: Passage, rank: number, blocks: Block[], language: stri
     const plain = linkTexts(text);
     const words = plain.match(CAMEL_CASE)?.map((w) => w.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')) ?? [];
     if (language === 'en') for (const m of plain.matchAll(CODE_OBJECT)) words.push(ABBREVIATIONS[m[1]!]!);
-    return new Set(analyze(words.length > 0 ? `${plain} ${words.join(' ')}` : plain, language).terms);
+    return new Set([...analyze(words.length > 0 ? `${plain} ${words.join(' ')}` : plain, language).terms, ...identifierTerms(plain, language)]);
   };
   const headings: { depth: number; text: string }[] = [];
   const unit = (block: number, kind: Unit['kind'], text: string, quotable: boolean, code = new Set<string>(), step = false, item = -1, codeStart = ''): Unit => ({
@@ -1026,6 +1026,25 @@ function match(term: string, terms: Set<string>): number {
   return 0;
 }
 
+/** Dotted identifiers: `app.del()`, `express.json`. */
+const IDENTIFIER = /(?<![\w$.])[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+/g;
+
+/**
+ * The parts of a text's dotted identifiers that the language's stop list drops, as terms:
+ * they are names there, not words (Spanish "del" of `app.del()`: without it the heading
+ * `app.del()` held only "app", and "¿Qué reemplaza a app.del() en Express 5?" was answered
+ * from `app.router`). The same word in prose stays a stop word.
+ */
+function identifierTerms(text: string, language: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(IDENTIFIER)) {
+    const kept = new Set(analyze(m[0], language as Language).terms);
+    // A part alone is analysed to itself even when it is a stop word.
+    for (const part of m[0].split('.')) for (const term of analyze(part, language as Language).terms) if (!kept.has(term)) out.push(term);
+  }
+  return out;
+}
+
 /** The question's distinct terms in `language`, without question words and the bigrams joining them to a word (unless that leaves none). */
 function contentTerms(question: string, language: string): string[] {
   const asked = questionTerms(language);
@@ -1033,7 +1052,7 @@ function contentTerms(question: string, language: string): string[] {
   const stops = { has: (t: string) => asked.has(t) || joined.has(t) };
   // A German verb the question splits counts whole too ("richte … ein": einrichten).
   const verb = language === 'de' ? separableVerbTerm(question) : null;
-  const terms = [...new Set([...analyze(question, language).terms, ...(verb ? [verb] : [])])];
+  const terms = [...new Set([...analyze(question, language).terms, ...(verb ? [verb] : []), ...identifierTerms(question, language)])];
   const content = terms.filter((t) => !stops.has(t));
   return content.length > 0 ? content : terms;
 }
