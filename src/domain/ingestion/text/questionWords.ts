@@ -67,8 +67,11 @@ export function isVagueQuery(query: string): boolean {
  * ("如何安装" → 何安; "用什么替代" → 用什, 么替). The tokeniser makes every bigram of a Han or
  * Katakana run, so a question's terms also hold these, which are about how it is asked, not
  * what: they match only text that asks the same way ("下面的示例演示了如何安装并加载 cookie
- * 解析中间件" for "如何安装 Express？"). Bigrams within a word, or joining two words that are
- * both about something ("コール|バック" → ルバ), are kept. Empty outside Chinese and Japanese.
+ * 解析中间件" for "如何安装 Express？"). Only question words of two characters or more count
+ * here: counting one-character function words too (是, 在, 叫) cost XQuAD zh a point
+ * (bench:extractive, gold at bm25 90.6 → 89.6 %; with the rule as it is, 90.3 %).
+ * Bigrams within a word, or joining two words that are both about something ("コール|バック" →
+ * ルバ), are kept. Empty outside Chinese and Japanese.
  */
 export function scaffoldBigrams(question: string, language: Language): ReadonlySet<string> {
   const out = new Set<string>();
