@@ -289,6 +289,35 @@ describe('extractive answer provider', () => {
     assert.equal(asked.length, 0);
   });
 
+  it('hears every passage that matches about as well, even when one passage holds the best 8 candidates (Express: "How big can a cookie-session cookie be?")', async () => {
+    const many = [
+      'The session cookie is signed with the keys you give.',
+      'A session cookie is sent back on every response that changes it.',
+      'Each session cookie carries the name you choose.',
+      'The session cookie expires when the browser closes, unless maxAge is set.',
+      'A session cookie may be marked secure.',
+      'The session cookie is read before your routes run.',
+      'Setting req.session to null clears the session cookie.',
+      'The session cookie is httpOnly by default.',
+      'A signed session cookie is checked on every request.',
+    ];
+    const given: Passages = [
+      { ref: 1, title: 'cookie-session', url: null, text: many.join(' ') },
+      { ref: 2, title: 'Limits', url: null, text: 'Browsers keep a session cookie of at most 4093 bytes per domain.' },
+    ];
+    const asked: string[][] = [];
+    const similarity = async (_: string, texts: readonly string[]) => {
+      asked.push([...texts]);
+      return texts.map((t) => (t.includes('4093') ? 1 : 0));
+    };
+    const question = 'How big can a session cookie be?';
+    assert.deepEqual(citations(await answer(question, given, { maxSentences: 1 })), [1], 'by the words, the first passage');
+    const text = await answer(question, given, { maxSentences: 1, similarity });
+    assert.match(text, /at most 4093 bytes/);
+    assert.deepEqual(citations(text), [2]);
+    assert.equal(asked[0]!.length, 9, "the best 8 by the words, and the second passage's best");
+  });
+
   it('is deterministic', async () => {
     const given = passages(XQUAD.en.other, XQUAD.en.gold, XQUAD.de.gold);
     assert.equal(await answer(XQUAD.en.question, given), await answer(XQUAD.en.question, given));
