@@ -434,4 +434,38 @@ for (const backend of backends()) {
       assert.equal(reply.urls[0], 'https://expressjs.example/de/views');
     });
   });
+
+  describe(`the page of a section [${backend}]`, () => {
+    let server: TestServer;
+    let token: string;
+    let integration: string;
+    const asked: { title: string | null; pageTitle?: string }[][] = [];
+    const provider: AnswerProvider = {
+      provider: 'fake',
+      model: 'fake-1',
+      async *stream(request): AsyncGenerator<AnswerChunk> {
+        asked.push(request.passages.map(({ title, pageTitle }) => ({ title, ...(pageTitle !== undefined && { pageTitle }) })));
+        yield { type: 'text', delta: 'Pre-bundled [1].' };
+        yield { type: 'end', reason: 'stop', usage: { promptTokens: 10, completionTokens: 5 } };
+      },
+    };
+    before(async () => {
+      server = await startServer(backend, { answerProvider: provider, embedder: constantEmbedder });
+      ({ token } = await server.createOrg('Acme'));
+      const entries = [
+        { source_type: 'file', source_id: 'guide/dep-pre-bundling.md#the-why', title: 'The Why', raw_text: '## The Why\n\nVite pre-bundles dependencies to convert CommonJS modules to ESM.', meta: { page_title: 'Dependency Pre-Bundling' } },
+        { source_type: 'file', source_id: 'guide/features.md', title: 'Features', raw_text: 'Vite pre-bundles dependencies and serves source files over native ESM.', meta: { page_title: 42 } },
+      ];
+      ({ integration } = await chatbotOver(server, token, 'Docs', entries));
+    });
+    after(() => server.close());
+
+    it("gives the writer a section's page title from its meta.page_title, and nothing for an entry without one", async () => {
+      const reply = await server.call('POST', `/api/v1/integrations/${integration}/chat`, { token, body: { message: 'Why does Vite pre-bundle dependencies?', stream: false } });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      const given = asked.at(-1)!;
+      assert.deepEqual(given.find((p) => p.title === 'The Why'), { title: 'The Why', pageTitle: 'Dependency Pre-Bundling' });
+      assert.deepEqual(given.find((p) => p.title === 'Features'), { title: 'Features' }, 'a meta.page_title that is not text is not one');
+    });
+  });
 }

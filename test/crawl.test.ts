@@ -150,6 +150,7 @@ describe('lore crawl <url> (website crawler)', () => {
       assert.ok(!stored.get('/guide/setup#configuration')!.raw_text.includes('### Server'), 'a long section split at its sub-headings');
       assert.match(stored.get('/guide/faq')!.raw_text, /^# FAQ\n\nThe FAQ is explained here/, 'a first heading repeating the title is the page, not a section');
       assert.ok([...stored].every(([id, e]) => e.meta.page === `${web.url()}${id.split('#')[0]}`), 'each names its page');
+      assert.deepEqual([stored.get('/guide/setup')!.meta.page_title, stored.get('/guide/setup#server')!.meta.page_title], [undefined, 'Setup'], "a section names its page's title");
     });
 
     it('re-crawls: an unchanged page is not written, a changed one loses the sections it no longer has, a page gone its sections', async () => {

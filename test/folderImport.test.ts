@@ -147,6 +147,7 @@ describe('lore import <dir> (folder import)', () => {
     const upgrade = stored.get('guide/install.md#upgrade')!;
     assert.deepEqual([upgrade.title, upgrade.source_url], ['Upgrading', 'https://docs.example.com/guide/install#upgrade']);
     assert.deepEqual([linux.meta.anchors, upgrade.meta.anchors], [{ 'on-linux': 'on-linux' }, { 'upgrading-upgrade': 'upgrade' }], 'its headings\' ids, for citations');
+    assert.deepEqual([intro.meta.page_title, linux.meta.page_title, upgrade.meta.page_title], [undefined, 'Install Acme', 'Install Acme'], 'a section names its page\'s title; the text before the first is titled by it');
     assert.deepEqual(stored.get('index.md')!.source_url, 'https://docs.example.com/', 'a file without sections is one entry as before');
 
     const again = await run({ sections: true });

@@ -139,7 +139,8 @@ function pageEntry(page: Page): PageEntries {
  * text before the first section), the heading path as title (the page's title before the
  * first section), source_url where the page was fetched with the id the site gives the heading
  * (its slug when the page gives none). `meta.page` names the page (its key) and marks the
- * entry a section; `meta.content_sha256` hashes what the entry holds.
+ * entry a section, `meta.page_title` gives the page's title (not for the text before the
+ * first section, titled by it); `meta.content_sha256` hashes what the entry holds.
  */
 function pageSections(page: Page): PageEntries {
   const entries: SourceEntry[] = [];
@@ -156,14 +157,15 @@ function pageSections(page: Page): PageEntries {
     const sourceUrl = `${page.location}${part.link}`;
     const source_url = sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null;
     const { anchors } = part;
-    const contentHash = entryHash({ title, text, sourceUrl: source_url, anchors });
+    const pageTitle = part.fragment === '' ? null : page.title?.slice(0, LIMITS.title) || null;
+    const contentHash = entryHash({ title, text, sourceUrl: source_url, anchors, pageTitle });
     entries.push({
       source_type: WEB_SOURCE_TYPE,
       source_id: sourceId,
       title,
       raw_text: text,
       source_url,
-      meta: { content_sha256: contentHash, etag: page.etag, last_modified: page.lastModified, page: page.url, ...(anchors && { anchors }) },
+      meta: { content_sha256: contentHash, etag: page.etag, last_modified: page.lastModified, page: page.url, ...(anchors && { anchors }), ...(pageTitle && { page_title: pageTitle }) },
     });
   }
   return { entries, left };

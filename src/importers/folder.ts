@@ -128,7 +128,8 @@ function sectionEntries(file: FolderFile, document: { title: string | null; text
   const entries: SourceEntry[] = [];
   const left: string[] = [];
   for (const { fragment, link, title, text, anchors } of sectionParts(document)) {
-    const entry = entryOf(file, { sourceId: `${file.relative}${fragment}`, title: title ?? fileTitle(file.relative), text, sourceUrl: url === null ? null : `${url}${link}`, anchors: url === null ? null : anchors });
+    const pageTitle = fragment === '' ? null : document.title;
+    const entry = entryOf(file, { sourceId: `${file.relative}${fragment}`, title: title ?? fileTitle(file.relative), text, sourceUrl: url === null ? null : `${url}${link}`, anchors: url === null ? null : anchors, pageTitle });
     if (typeof entry === 'string') left.push(`${fragment || 'the text before the first section'} (${entry})`);
     else entries.push(entry);
   }
@@ -137,21 +138,22 @@ function sectionEntries(file: FolderFile, document: { title: string | null; text
 }
 
 /** An entry of `file`, or why it cannot be one. */
-function entryOf(file: FolderFile, part: { sourceId: string; title: string; text: string; sourceUrl: string | null; anchors: Anchors | null }): SourceEntry | string {
+function entryOf(file: FolderFile, part: { sourceId: string; title: string; text: string; sourceUrl: string | null; anchors: Anchors | null; pageTitle?: string | null }): SourceEntry | string {
   const text = part.text.trim();
   if (text === '') return 'no text';
   const refused = overLimits(part.sourceId, text, 'path');
   if (refused) return refused;
   const title = part.title.slice(0, LIMITS.title);
   const { sourceUrl, anchors } = part;
-  const hash = entryHash({ title, text, sourceUrl, anchors });
+  const pageTitle = part.pageTitle?.slice(0, LIMITS.title) || null;
+  const hash = entryHash({ title, text, sourceUrl, anchors, pageTitle });
   return {
     source_type: FILE_SOURCE_TYPE,
     source_id: part.sourceId,
     title,
     raw_text: text,
     source_url: sourceUrl !== null && sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null,
-    meta: { path: file.relative, content_sha256: hash, ...(anchors && { anchors }) },
+    meta: { path: file.relative, content_sha256: hash, ...(anchors && { anchors }), ...(pageTitle && { page_title: pageTitle }) },
   };
 }
 

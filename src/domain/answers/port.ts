@@ -20,8 +20,10 @@ export interface AnswerRequest {
    * `prior`: how much more the passage is worth for a reason its words do not show (the
    * visitor is reading it: 0.04–0.2), for providers that weigh passages themselves. `url`
    * links the passage's section when its page names one (see AnswerChunk `section`).
+   * `pageTitle`: the title of the page a section entry was cut from (its `meta.page_title`),
+   * which the section's own title ("The Why") leaves out.
    */
-  passages: { ref: number; title: string | null; url: string | null; text: string; source?: string; prior?: number }[];
+  passages: { ref: number; title: string | null; url: string | null; text: string; source?: string; prior?: number; pageTitle?: string }[];
   /** Preferred response language (BCP 47), when known. */
   locale?: string;
   /** Upper bound on generated tokens; default 1024. */

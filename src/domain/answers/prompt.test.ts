@@ -31,6 +31,11 @@ describe('answer prompts', () => {
     assert.equal(messages.at(-1)!.content, 'Price?');
   });
 
+  it("title a section passage under its page's title", () => {
+    const prompt = systemPrompt({ task: 'chat', passages: [{ ref: 1, title: 'The Why', url: 'https://vite.dev/guide/dep-pre-bundling#the-why', text: 'CommonJS to ESM.', pageTitle: 'Dependency Pre-Bundling' }] });
+    assert.match(prompt, /\n\[1\] Dependency Pre-Bundling › The Why — https:\/\/vite\.dev\/guide\/dep-pre-bundling#the-why\nCommonJS to ESM\./);
+  });
+
   it('name the page the visitor is on, when the chat has one', () => {
     const prompt = systemPrompt({ task: 'chat', passages, page: { url: 'https://example.com/plans#pro', title: 'Plans' } });
     assert.match(prompt, /The visitor is reading the page “Plans” \(https:\/\/example\.com\/plans#pro\): “this page” or “here” in their messages means it\./);

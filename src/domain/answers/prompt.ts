@@ -14,6 +14,8 @@ export interface PromptPassage {
   title: string | null;
   url: string | null;
   text: string;
+  /** The page a section passage was cut from ("Dependency Pre-Bundling" of "The Why"). */
+  pageTitle?: string;
 }
 
 export interface PromptInput {
@@ -61,7 +63,8 @@ export function systemPrompt(input: PromptInput): string {
   if (input.instructions?.trim()) lines.push('', 'Instructions from the site operator:', input.instructions.trim());
   lines.push('', 'Passages:');
   for (const p of input.passages) {
-    const heading = [p.title, p.url].filter(Boolean).join(' — ');
+    const title = p.pageTitle && p.title && p.pageTitle !== p.title ? `${p.pageTitle} › ${p.title}` : p.title;
+    const heading = [title, p.url].filter(Boolean).join(' — ');
     lines.push('', `[${p.ref}]${heading ? ` ${heading}` : ''}`, p.text.trim());
   }
   return lines.join('\n');

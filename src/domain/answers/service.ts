@@ -338,6 +338,7 @@ function promptPassages(passages: readonly Passage[], page?: PageContext) {
     text: p.text,
     source: p.hit.raw_text,
     ...(page && { prior: pageBonus(page, p.hit.source_url) }),
+    ...(typeof p.hit.meta?.page_title === 'string' && { pageTitle: p.hit.meta.page_title }),
   }));
 }
 

@@ -34,13 +34,15 @@ export function overLimits(sourceId: string, text: string, idName: string): stri
 
 /**
  * The `meta.content_sha256` of an entry a source writes: a hash of what the entry shows (title,
- * text, link, section anchors), so a source sends again only what changed.
+ * text, link, section anchors, a section's page title), so a source sends again only what changed.
  */
-export function entryHash(entry: { title: string; text: string; sourceUrl: string | null; anchors: Anchors | null }): string {
-  return createHash('sha256')
+export function entryHash(entry: { title: string; text: string; sourceUrl: string | null; anchors: Anchors | null; pageTitle?: string | null }): string {
+  const hash = createHash('sha256')
     .update(entry.title).update('\0').update(entry.text).update('\0').update(entry.sourceUrl ?? '').update('\0')
-    .update(entry.anchors ? JSON.stringify(entry.anchors) : '')
-    .digest('hex');
+    .update(entry.anchors ? JSON.stringify(entry.anchors) : '');
+  // Only sections have one: a whole file's or page's hash stays what it was.
+  if (entry.pageTitle) hash.update('\0').update(entry.pageTitle);
+  return hash.digest('hex');
 }
 
 /** What a run did to the collection, and what it left out. */

@@ -318,6 +318,18 @@ describe('extractive answer provider', () => {
     assert.equal(asked[0]!.length, 9, "the best 8 by the words, and the second passage's best");
   });
 
+  it("reads a section's page title as a weaker heading of it (Vite: \"Why does Vite pre-bundle dependencies?\" of \"Dependency Pre-Bundling › The Why\")", async () => {
+    const given: Passages = [
+      { ref: 1, title: 'Server Options', url: null, text: 'The dev server listens on port 5173.' },
+      { ref: 2, title: 'Caching', url: null, text: 'Vite caches pre-bundled dependencies in node_modules/.vite.' },
+      { ref: 3, title: 'The Why', url: null, text: 'Vite pre-bundles dependencies shipped as CommonJS or UMD.' },
+    ];
+    const question = 'Why does Vite pre-bundle dependencies?';
+    assert.deepEqual(citations(await answer(question, given, { maxSentences: 1 })), [2], 'a tie of words, decided by rank');
+    const paged = [given[0]!, { ...given[1]!, pageTitle: 'Features' }, { ...given[2]!, pageTitle: 'Dependency Pre-Bundling' }];
+    assert.deepEqual(citations(await answer(question, paged, { maxSentences: 1 })), [3]);
+  });
+
   it('is deterministic', async () => {
     const given = passages(XQUAD.en.other, XQUAD.en.gold, XQUAD.de.gold);
     assert.equal(await answer(XQUAD.en.question, given), await answer(XQUAD.en.question, given));
