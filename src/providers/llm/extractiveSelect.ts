@@ -90,7 +90,9 @@ const HEADING_SHARE = 0.15;
  * A section passage's page title is a heading of all its units, at this share of a heading's
  * match: "The Why" stands under "Dependency Pre-Bundling", and "Why does Vite pre-bundle
  * dependencies?" is asked of the page. bench:writer Vite cited 83.8 → 85.3 %, no other answer
- * changed; the same at 1. (In the text the model embeds it cost 2–6 answers.)
+ * changed; the same at 1 (on another machine's capture, where the section ranked lower and a
+ * sibling under the same page won: no answer changed). In the text the model embeds it cost
+ * 2–6 answers.
  */
 const PAGE_SHARE = 0.5;
 /**
@@ -164,7 +166,9 @@ const SEMANTIC_CANDIDATES = 8;
  * from one passage, and the cosine then never hears the passage that answers ("How big can a
  * cookie-session cookie be?"). bench:writer third-party cited 88.1 → 88.5 %, gold unchanged,
  * no answer lost; the same at 0.6–0.8 and with 2 units per passage. With no floor (any unit
- * of every passage) it traded answers both ways.
+ * of every passage) it traded answers both ways. (On another machine's capture, whose model
+ * rounds differently: Express en 85.9 / 92.2 → 87.5 / 93.8 %, nothing else changed; XQuAD en
+ * bench:extractive 92.4 / 92.8 → 92.4 / 92.9 %.)
  */
 const PASSAGE_CANDIDATE_COVERAGE = 0.6;
 const SEMANTIC_WEIGHT = 2;
