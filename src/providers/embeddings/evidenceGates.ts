@@ -6,15 +6,15 @@
  */
 export const MINILM_EVIDENCE_GATES: Readonly<Record<string, { floor: number; slope: number; names?: boolean }>> = {
   ar: { floor: 0.4, slope: 0 },
-  de: { floor: 0.53, slope: 3 },
+  de: { floor: 0.4, slope: 0.5 },
   el: { floor: 0.48, slope: 0.5 },
-  en: { floor: 0.28, slope: 1.5, names: true },
+  en: { floor: 0.35, slope: 3, names: true },
   es: { floor: 0.55, slope: 3 },
   hi: { floor: 0.45, slope: 0 },
-  ro: { floor: 0.88, slope: 3 },
-  ru: { floor: 0.5, slope: 0.5 },
+  ro: { floor: 0.68, slope: 1.5 },
+  ru: { floor: 0.5, slope: 1 },
   th: { floor: 0.68, slope: 1.5 },
-  tr: { floor: 0.5, slope: 0.5 },
+  tr: { floor: 0.53, slope: 1 },
   vi: { floor: 0.88, slope: 3 },
   zh: { floor: 0.4, slope: 0.5 },
 };
