@@ -8,7 +8,10 @@ export const MINILM_EVIDENCE_GATES: Readonly<Record<string, { floor: number; slo
   ar: { floor: 0.4, slope: 0 },
   de: { floor: 0.4, slope: 0.5 },
   el: { floor: 0.48, slope: 0.5 },
-  en: { floor: 0.35, slope: 3, names: true },
+  // Kept from the measurement before (2026-12-04's gave 0.35/3: follow-up questions of a
+  // conversation went unanswered, test/answers.test.ts, and held-back unrelated English
+  // questions were answered 2.7 → 4.7 % by chat).
+  en: { floor: 0.28, slope: 1.5, names: true },
   es: { floor: 0.55, slope: 3 },
   hi: { floor: 0.45, slope: 0 },
   ro: { floor: 0.68, slope: 1.5 },
