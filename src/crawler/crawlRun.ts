@@ -157,7 +157,7 @@ function pageSections(page: Page): PageEntries {
     const sourceUrl = `${page.location}${part.link}`;
     const source_url = sourceUrl.length <= LIMITS.sourceUrl ? sourceUrl : null;
     const { anchors } = part;
-    const pageTitle = part.fragment === '' ? null : page.title?.slice(0, LIMITS.title) || null;
+    const pageTitle = part.pageTitle?.slice(0, LIMITS.title) || null;
     const contentHash = entryHash({ title, text, sourceUrl: source_url, anchors, pageTitle });
     entries.push({
       source_type: WEB_SOURCE_TYPE,

@@ -127,8 +127,7 @@ function sectionEntries(file: FolderFile, document: { title: string | null; text
   const url = baseUrl ? fileUrl(baseUrl, file.relative) : null;
   const entries: SourceEntry[] = [];
   const left: string[] = [];
-  for (const { fragment, link, title, text, anchors } of sectionParts(document)) {
-    const pageTitle = fragment === '' ? null : document.title;
+  for (const { fragment, link, title, pageTitle, text, anchors } of sectionParts(document)) {
     const entry = entryOf(file, { sourceId: `${file.relative}${fragment}`, title: title ?? fileTitle(file.relative), text, sourceUrl: url === null ? null : `${url}${link}`, anchors: url === null ? null : anchors, pageTitle });
     if (typeof entry === 'string') left.push(`${fragment || 'the text before the first section'} (${entry})`);
     else entries.push(entry);

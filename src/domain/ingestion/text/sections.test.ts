@@ -88,6 +88,7 @@ describe('markdown sections', () => {
     assert.deepEqual(nested[1]!.anchors, { routes: 'routes', wildcards: 'wildcards' }, 'sub-headings too; a heading the page repeats (Example) has no known id');
     assert.deepEqual(sectionParts(doc).map((p) => p.link), sectionParts(doc).map((p) => p.fragment), 'without anchors, at the slug');
     assert.deepEqual(sectionParts({ title: null, text: 'Text.\n## A\nB.' }).map((p) => p.title), [null, 'A'], 'no title before the first section without one');
+    assert.deepEqual(nested.map((p) => p.pageTitle), [null, 'P', 'P'], "a section names its document's title; the text before the first is titled by it");
     assert.equal(sectionParts({ title: 'Front matter title', text: '# Heading\nText.' })[0]!.title, 'Front matter title');
   });
 

@@ -78,6 +78,8 @@ export interface SectionPart {
   link: string;
   /** The section's heading path (`sectionTitle`); for the text before the first section, the document's title (null when it has none). */
   title: string | null;
+  /** The document's title, which the heading path leaves out; null for the text before the first section (titled by it) and for a document without one. */
+  pageTitle: string | null;
   text: string;
   /**
    * The ids of its headings (its own and its sub-headings') whose text the document has once,
@@ -109,11 +111,11 @@ export function sectionParts(document: { title: string | null; text: string }, a
         .map((key) => ({ text: key, id: ids[key]! })),
     );
   return markdownSections(document.text).map((section) => {
-    if (section.slug === '') return { fragment: '', link: '', title: document.title ?? section.title, text: section.text, anchors: within(section.text) };
+    if (section.slug === '') return { fragment: '', link: '', title: document.title ?? section.title, pageTitle: null, text: section.text, anchors: within(section.text) };
     const fragment = `#${section.slug}`;
     const key = slugify(section.title!);
     const id = anchors !== null && section.slug === key && Object.hasOwn(anchors, key) ? anchors[key] : undefined;
-    return { fragment, link: id ? `#${encodeURIComponent(id)}` : fragment, title: sectionTitle(section.path), text: section.text, anchors: within(section.text) };
+    return { fragment, link: id ? `#${encodeURIComponent(id)}` : fragment, title: sectionTitle(section.path), pageTitle: document.title, text: section.text, anchors: within(section.text) };
   });
 }
 
