@@ -56,6 +56,7 @@ import { createEmbedder } from '../src/container.js';
 import type { AnswerProvider, AnswerRequest } from '../src/domain/answers/port.js';
 import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
 import { retrievalQuery } from '../src/domain/answers/service.js';
+import { detectLanguage } from '../src/domain/ingestion/text/tokenize.js';
 import { docEntryUrl, loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { percentile, startLore } from './harness.js';
 import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
@@ -133,6 +134,13 @@ if (sets.includes('evidence')) {
     },
     url,
     retrievalQuery,
+    matches: async (integration, question) => {
+      const collections = (await call('GET', `/api/v1/integrations/${integration}`)).data.collection_ids as string[];
+      // As chat retrieves: typos corrected (an integration's default), in the whole question's language.
+      const language = detectLanguage(question);
+      const base = { threshold: 0, meta: [], boosts: [], sorts: [], typos: true, language: language === 'und' ? undefined : language };
+      return (await container.deps.search.rank(lore.scope, collections, { ...base, query: retrievalQuery(question) })).matches;
+    },
     stats: async (integration) => {
       const [collection] = (await call('GET', `/api/v1/integrations/${integration}`)).data.collection_ids as string[];
       const [stats] = await container.db.query<{ chunks: number }>('SELECT chunk_count AS chunks FROM collection_stats WHERE collection_id = $1', [collection]);

@@ -7,7 +7,7 @@
 import type { IntegrationService } from './integrations.js';
 import type { Entry, Integration, Scope } from '../model.js';
 import type { Embedder } from '../ingestion/port.js';
-import type { Calibration, MetaFilter, SearchRecorder, SearchRepository } from './port.js';
+import type { Calibration, MetaFilter, SearchRecorder, SearchRepository, TermMatch } from './port.js';
 import { applyBoosts, applySorts, type Boost, type Ranked, type Sort } from './ranking.js';
 import { explain, fuse, round, scoring, SUMMARISABLE_SIMILARITY, type ScoreParts, type Scoring, type SearchMode } from './fusion.js';
 import { isEvidence, passageText, type EvidenceQuery } from './evidence.js';
@@ -123,6 +123,8 @@ export interface Ranking {
   parts: Map<number, ScoreParts> | null;
   /** The question as evidence weighs it: which passages an answer may rest on (evidence.ts `isEvidence`). */
   evidence: EvidenceQuery;
+  /** The query's terms as the collections hold them: its own, and those its prefix and typos matched, each with its idf (what `evidence` was weighed from). */
+  matches: readonly TermMatch[];
 }
 
 export interface SearchService {
@@ -188,7 +190,7 @@ export function createSearchService(deps: {
       /** Also tell whether the candidates are every chunk passing the filters (`complete`). */
       completeness?: boolean;
     },
-  ): Promise<{ found: Scoring; terms: string[]; complete: boolean }> {
+  ): Promise<{ found: Scoring; terms: string[]; complete: boolean; matches: readonly TermMatch[] }> {
     // The query is embedded from the start, beside the lexical pass, which does not need it.
     const embedding = options.embedding ?? embedQuery(query);
     embedding.catch(() => {}); // awaited by storage; a failure must not go unhandled meanwhile
@@ -214,6 +216,7 @@ export function createSearchService(deps: {
       found: scoring(chunks, terms, slots, matches, language, calibration, options.headings ?? false, query),
       terms: [...new Set([...terms, ...matches.map((m) => m.term)])],
       complete: complete === true,
+      matches,
     };
   }
 
@@ -229,7 +232,7 @@ export function createSearchService(deps: {
     options: { mode?: SearchMode; extraChunkIds?: readonly number[]; embedding?: Promise<Float32Array>; lap?: (stage: string) => void; headings?: boolean; facets?: boolean } = {},
   ): Promise<Ranking & { complete: boolean }> {
     const mode = options.mode ?? 'hybrid';
-    const { found, terms, complete } = await find(scope, collectionIds, params.query, {
+    const { found, terms, complete, matches } = await find(scope, collectionIds, params.query, {
       ...options,
       meta: params.meta,
       lexical: mode !== 'vector',
@@ -247,7 +250,7 @@ export function createSearchService(deps: {
       if (params.sorts.length > 0) ranked = applySorts(ranked, params.sorts);
     }
     options.lap?.('rank');
-    return { ranked, terms, parts: params.explain ? explain(found, ranked) : null, evidence: found.evidence, complete };
+    return { ranked, terms, parts: params.explain ? explain(found, ranked) : null, evidence: found.evidence, matches, complete };
   }
 
   /** Full entries and best-chunk texts of `items`, in order; entries deleted meanwhile are left out. */
