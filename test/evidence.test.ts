@@ -10,17 +10,19 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { detectLanguage } from '../src/domain/ingestion/text/tokenize.js';
 import { backends, chatbotOver, startServer, type TestServer } from './helpers.js';
 
 type Fixture = { paragraphs: { id: string; text: string }[]; related: { paragraph: string; text: string; answer: string }[]; unrelated: string[] };
 const fixture = (language: string): Fixture => JSON.parse(readFileSync(new URL(`./fixtures/xquad-${language}-evidence.json`, import.meta.url), 'utf8'));
 const LANGUAGES = [
   { language: 'en', name: 'English', fixture: fixture('en'), notCovered: 'Sorry, I could not find an answer to that in our documentation.' },
-  { language: 'tr', name: 'Turkish', fixture: fixture('tr'), notCovered: 'Üzgünüm, belgelerimizde bunun bir yanıtını bulamadım.' },
-  { language: 'vi', name: 'Vietnamese', fixture: fixture('vi'), notCovered: 'Xin lỗi, tôi không tìm thấy câu trả lời cho câu hỏi này trong tài liệu của chúng tôi.' },
+  // `short`: an unrelated question too short for its language to be told ("Who was the first doctor to travel with a married couple?", "What colour is ABC's 2001 logo?").
+  { language: 'tr', name: 'Turkish', fixture: fixture('tr'), notCovered: 'Üzgünüm, belgelerimizde bunun bir yanıtını bulamadım.', short: 'Evli bir çiftle seyahat eden ilk doktor kimdi?' },
+  { language: 'vi', name: 'Vietnamese', fixture: fixture('vi'), notCovered: 'Xin lỗi, tôi không tìm thấy câu trả lời cho câu hỏi này trong tài liệu của chúng tôi.', short: 'Logo ABC 2001 màu gì?' },
 ];
 
-for (const backend of backends()) for (const { language, name, fixture: questions, notCovered } of LANGUAGES) {
+for (const backend of backends()) for (const { language, name, fixture: questions, notCovered, short } of LANGUAGES) {
   describe(`answers rest on evidence in ${name} [${backend}]`, () => {
     let server: TestServer;
     let token: string;
@@ -57,6 +59,14 @@ for (const backend of backends()) for (const { language, name, fixture: question
         assert.deepEqual(summary.body.related?.map((page: { url: string }) => page.url), closest, `${question}: the summary offers the closest pages`);
       }
     });
+
+    if (short) {
+      it(`says so in ${name} for a question too short to tell its language: in its collection's`, async () => {
+        assert.equal(detectLanguage(short), 'und', 'the premise: its words alone do not tell');
+        const reply = await chat(short);
+        assert.deepEqual([reply.text, reply.cited], [notCovered, []]);
+      });
+    }
 
     it(`answers and cites a ${name} question the collection covers`, async () => {
       for (const question of questions.related) {

@@ -76,6 +76,12 @@ export interface Retrieved {
    * Offered as links, never quoted (docs/ANSWERS.md "Evidence in every language").
    */
   closest: Passage[];
+  /**
+   * The language the question was read in: its own, else its collections' when they are in
+   * one ('und' when neither tells). A question too short for its language to be told ("Was
+   * machen einige Gemeinschaftsapotheken?") is still read in its German collections' language.
+   */
+  language: string;
 }
 
 /** Closest passages offered when a question is not covered. */
@@ -131,6 +137,6 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
       : candidates;
     // Close by the model's cosine, yet not evidence: what a visitor may look at, not what to quote.
     const closest = passages.length > 0 ? [] : read.filter((p) => similarity(p) >= params.threshold).slice(0, CLOSEST);
-    return { passages, closest };
+    return { passages, closest, language: rankings[0]!.evidence.language };
   };
 }

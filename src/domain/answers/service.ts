@@ -183,7 +183,7 @@ export function createAnswerService(deps: {
   /** The passages a summary of `params.query` is written from. */
   async function summaryPassages(scope: Scope, corpus: Corpus, params: Pick<SummariseParams, 'query' | 'threshold'>): Promise<Retrieved> {
     // A query too short or vague to say what it is about is answered as finding nothing (search: `summarisable` false).
-    if (isVagueQuery(params.query)) return { passages: [], closest: [] };
+    if (isVagueQuery(params.query)) return { passages: [], closest: [], language: 'und' };
     return retrieve(scope, corpus, { query: retrievalQuery(params.query), language: languageOf(params.query), threshold: params.threshold, limit: PASSAGES });
   }
 
@@ -245,7 +245,7 @@ export function createAnswerService(deps: {
       const context = [...history].reverse().find((m) => m.role === 'user')?.content;
       // The question without its scaffolding, read in the whole question's language (which the reply follows too).
       const language = languageOf(params.message);
-      const { passages, closest } = await retrieve(scope, integrationCorpus(integration), { query: retrievalQuery(params.message), language, context, page: params.page, threshold: 0.4, limit: PASSAGES });
+      const { passages, closest, language: readIn } = await retrieve(scope, integrationCorpus(integration), { query: retrievalQuery(params.message), language, context, page: params.page, threshold: 0.4, limit: PASSAGES });
       const reservation = passages.length > 0 ? await credits.reserveCredit(scope) : undefined;
       if (reservation === null) {
         throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });
@@ -264,7 +264,8 @@ export function createAnswerService(deps: {
       const locale = params.locale ?? language;
       if (passages.length === 0) {
         await saveQuestion();
-        const reply = settings.unknownAnswer ?? notCoveredReply(locale);
+        // Said in the visitor's language: the chat's locale, the question's, else the language it was read in (its collections').
+        const reply = settings.unknownAnswer ?? notCoveredReply(locale ?? (readIn === 'und' ? undefined : readIn));
         return { relevant: false, passages, closest, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, []), relatedPages(closest)) };
       }
       const prompt = { task: 'chat' as const, persona: settings.persona, instructions: settings.instructions, locale, page: params.page, passages: promptPassages(passages, params.page) };
