@@ -56,7 +56,6 @@ import { createEmbedder } from '../src/container.js';
 import type { AnswerProvider, AnswerRequest } from '../src/domain/answers/port.js';
 import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
 import { retrievalQuery } from '../src/domain/answers/service.js';
-import { detectLanguage } from '../src/domain/ingestion/text/tokenize.js';
 import { docEntryUrl, loreDocEntries, loreDocNames, readLoreDoc } from '../src/loreDocs.js';
 import { percentile, startLore } from './harness.js';
 import { headingsOf, proseFailures, RULES, type Rule } from './proseRules.js';
@@ -134,12 +133,11 @@ if (sets.includes('evidence')) {
     },
     url,
     retrievalQuery,
-    matches: async (integration, question) => {
+    matches: async (integration) => {
       const collections = (await call('GET', `/api/v1/integrations/${integration}`)).data.collection_ids as string[];
-      // As chat retrieves: typos corrected (an integration's default), in the whole question's language.
-      const language = detectLanguage(question);
-      const base = { threshold: 0, meta: [], boosts: [], sorts: [], typos: true, language: language === 'und' ? undefined : language };
-      return (await container.deps.search.rank(lore.scope, collections, { ...base, query: retrievalQuery(question) })).matches;
+      // As chat retrieves: typos corrected (an integration's default).
+      const base = { threshold: 0, meta: [], boosts: [], sorts: [], typos: true };
+      return async (query, language) => (await container.deps.search.rank(lore.scope, collections, { ...base, query, language })).matches;
     },
     stats: async (integration) => {
       const [collection] = (await call('GET', `/api/v1/integrations/${integration}`)).data.collection_ids as string[];

@@ -31,7 +31,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/domain/search/query.js';
 import { questionTerms } from '../src/domain/ingestion/text/questionWords.js';
-import { detectLanguage } from '../src/domain/ingestion/text/tokenize.js';
+import { languageOf } from '../src/domain/answers/service.js';
 import { COMMON_IDF, coverage, evidenceQuery, EVIDENCE_SIMILARITY, passesGate, type EvidenceQuery } from '../src/domain/search/evidence.js';
 import type { EvidenceGate, TermMatch } from '../src/domain/search/port.js';
 
@@ -46,16 +46,16 @@ export interface EvidenceContext {
   /** The integration's collection's chunk count and document frequencies (for candidate signals). */
   stats: (integration: string) => Promise<{ chunks: number; df: Map<string, number> }>;
   /**
-   * The question's terms as the server matches them when chat retrieves (its own, and what its
-   * typos matched, each with its idf in the collection): what the server weighs its evidence
-   * from. Matched here by exact terms alone (before 2026-12-06), a word the server corrects to
-   * a term of the collection weighed as one the collection lacks, which the server does not:
-   * with such words weighing twice the rarest (tried, not kept), the gates measured so let chat
-   * answer, on the held-back half, Arabic 16.7 %, Greek 13.3 %, Hindi 14.7 % of the unrelated
-   * questions, against 10.8, 12.5 and 12.5 % here; measured on the server's matches, 8.7, 10.0
-   * and 10.0 %.
+   * For an integration, a query's terms as the server matches them when chat retrieves it in a
+   * language (its own, and what its typos matched, each with its idf in the collection): what
+   * the server weighs its evidence from. Matched here by exact terms alone (before
+   * 2026-12-06), a word the server corrects to a term of the collection weighed as one the
+   * collection lacks, which the server does not: with such words weighing twice the rarest
+   * (tried, not kept), the gates measured so let chat answer, on the held-back half, Arabic
+   * 16.7 %, Greek 13.3 %, Hindi 14.7 % of the unrelated questions, against 10.8, 12.5 and
+   * 12.5 % here; measured on the server's matches, 8.7, 10.0 and 10.0 %.
    */
-  matches: (integration: string, question: string) => Promise<readonly TermMatch[]>;
+  matches: (integration: string) => Promise<(query: string, language: string | undefined) => Promise<readonly TermMatch[]>>;
   /** The query as chat searches it. */
   retrievalQuery: (question: string) => string;
   /** The source_url of a paragraph. */
@@ -225,12 +225,13 @@ type Hit = Asked['hits'][number];
 async function askerOver(ctx: EvidenceContext, integration: string, lang: string): Promise<(question: string, isGold: (url: string) => boolean) => Promise<Hit[]>> {
   const { chunks, df } = await ctx.stats(integration);
   const idf = (term: string) => Math.log(1 + (chunks - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5));
+  const matchesOf = await ctx.matches(integration);
   return async (question, isGold) => {
     const query = ctx.retrievalQuery(question);
-    // Read in the whole question's language, as chat reads it (ctx.matches too).
-    const asked = detectLanguage(question);
-    const { terms, language } = await analyseQuery(query, async () => [lang], asked === 'und' ? undefined : asked);
-    const matches = await ctx.matches(integration, question);
+    // Read in the whole question's language, as chat reads it.
+    const asked = languageOf(question);
+    const { terms, language } = await analyseQuery(query, async () => [lang], asked);
+    const matches = await matchesOf(query, asked);
     const weighed = evidenceQuery(query, terms, matches, language, NO_GATE);
     // Every word of it, question words too; and every word at its idf, common ones too.
     const rarest = Math.max(1, ...matches.map((m) => m.idf));

@@ -264,8 +264,8 @@ export function createAnswerService(deps: {
       const locale = params.locale ?? language;
       if (passages.length === 0) {
         await saveQuestion();
-        // Said in the visitor's language: the chat's locale, the question's, else the language it was read in (its collections').
-        const reply = settings.unknownAnswer ?? notCoveredReply(locale ?? (readIn === 'und' ? undefined : readIn));
+        // Said in the visitor's language: the chat's locale, the question's, else the language it was read in (its collections'; English when 'und').
+        const reply = settings.unknownAnswer ?? notCoveredReply(locale ?? readIn);
         return { relevant: false, passages, closest, messageId, conversationId: id, events: fixed(reply, messageId, 'no_answer', () => store(reply, []), relatedPages(closest)) };
       }
       const prompt = { task: 'chat' as const, persona: settings.persona, instructions: settings.instructions, locale, page: params.page, passages: promptPassages(passages, params.page) };
@@ -345,7 +345,7 @@ function promptPassages(passages: readonly Passage[], page?: PageContext) {
 
 
 /** The question's language when it can be told: its passages are searched in it, and the reply follows it. */
-function languageOf(text: string): string | undefined {
+export function languageOf(text: string): string | undefined {
   const language = detectLanguage(text);
   return language === 'und' ? undefined : language;
 }
