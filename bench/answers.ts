@@ -40,13 +40,16 @@
  *   npm run bench:answers -- --sets vite,express --worst 10
  *   npm run bench:answers -- --sets thresholds --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh --questions 300
  *   npm run bench:answers -- --sets xquad --langs en --questions 200 --streamed 100
- *   npm run bench:answers -- --sets evidence --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh [--write]
+ *   npm run bench:answers -- --sets evidence --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh [--write] [--dump FILE]
+ *   npm run bench:answers -- --sets evidence --replay FILE [--write]
  *   npm run bench:answers -- --sets evidence-check --langs ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh --questions 150
  *
  * `--capture FILE` also writes what the (extractive) writer was asked, one JSON line per chat
  * question ({question, passages}), for `npm run bench:writer` to replay in seconds. `--dump FILE`
- * writes, for `evidence`, each question's hits (to replay the calibration), and for
- * `evidence-check`, each question's reply (to compare two runs question by question).
+ * writes, for `evidence`, what each question found (its analysis, its matches and hits), and
+ * for `evidence-check`, each question's reply (to compare two runs question by question);
+ * `--replay FILE` calibrates `evidence` again from such a dump, in seconds, without importing
+ * or searching anything (its languages are the dump's).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -78,6 +81,7 @@ const { values } = parseArgs({
     worst: { type: 'string', default: '5' },
     capture: { type: 'string' },
     dump: { type: 'string' },
+    replay: { type: 'string' },
     write: { type: 'boolean', default: false },
   },
 });
@@ -148,6 +152,7 @@ if (sets.includes('evidence')) {
     documentation: async (lang) => (lang === 'en' ? englishDocs() : []),
     write: values.write ? path.resolve('src/providers/embeddings/evidenceGates.ts') : undefined,
     dump: values.dump,
+    replay: values.replay,
   });
 }
 for (const set of ['vite', 'express'] as const) {

@@ -31,9 +31,11 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/domain/search/query.js';
 import { questionTerms } from '../src/domain/ingestion/text/questionWords.js';
+import type { Language } from '../src/domain/ingestion/text/tokenize.js';
 import { languageOf } from '../src/domain/answers/service.js';
 import { COMMON_IDF, coverage, evidenceQuery, EVIDENCE_SIMILARITY, passesGate, type EvidenceQuery } from '../src/domain/search/evidence.js';
 import type { EvidenceGate, TermMatch } from '../src/domain/search/port.js';
+import { jsonl } from './jsonl.js';
 
 export interface EvidenceContext {
   langs: string[];
@@ -70,8 +72,34 @@ export interface EvidenceContext {
   documentation?: (lang: string) => Promise<DocsSet[]>;
   /** Where to write the table (the calibration the server reads); undefined: print only. */
   write?: string;
-  /** Where to write each question's hits (JSON lines: its analysis, each hit's similarity, gold and text), to replay the calibration offline. */
+  /** Where to write what each question was asked and found (JSON lines, one Observation each), for `replay`. */
   dump?: string;
+  /**
+   * A dump to calibrate from instead of asking the server (no collection is imported, nothing
+   * is searched): seconds instead of minutes, for trying a change to how evidence is weighed
+   * (src/domain/search/evidence.ts) on what search found. Its languages are the dump's.
+   */
+  replay?: string;
+}
+
+/**
+ * What a question asked of an integration found, as the server gave it: enough to weigh its
+ * evidence again offline (`dump`, `replay`). `set` is 'xquad' or the documentation set whose
+ * docs were asked; `df` holds the document frequencies of the question's terms in the collection.
+ */
+interface Observation {
+  lang: string;
+  set: string;
+  related: boolean;
+  train: boolean;
+  question: string;
+  query: string;
+  terms: string[];
+  language: string;
+  matches: TermMatch[];
+  chunks: number;
+  df: Record<string, number>;
+  hits: { similarity: number; lexical: number; gold: boolean; url: string; text: string }[];
 }
 
 /** A documentation set for calibration: its chatbot and its questions, each with its gold sections. */
@@ -133,23 +161,16 @@ const SIGNALS = [
 export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
   const gates: Record<string, EvidenceGate> = {};
   const tables: Record<string, string[]> = Object.fromEntries(SIGNALS.map((signal) => [signal.name, []]));
-  for (const lang of ctx.langs) {
-    const integration = await ctx.integration(`evidence-${lang}`, lang, (a) => a % 2 === 1);
-    const asker = await askerOver(ctx, integration, lang);
-    const asked: Asked[] = [];
-    for (const q of ctx.questions(lang)) {
-      const a = xquadArticle(q.context_id);
-      const gold = ctx.url(lang, q.context_id);
-      asked.push({ related: a % 2 === 1, train: a < 24, hits: await asker(q.question, (url) => url === gold) });
-    }
+  const replayed = ctx.replay ? jsonl<Observation>(ctx.replay) : undefined;
+  const langs = replayed ? [...new Set(replayed.map((o) => o.lang))] : ctx.langs;
+  for (const lang of langs) {
+    const observed = replayed ? replayed.filter((o) => o.lang === lang) : await observe(ctx, lang);
+    if (ctx.dump && !replayed) appendFileSync(ctx.dump, observed.map((o) => `${JSON.stringify(o)}\n`).join(''));
+    const toAsked = (o: Observation): Asked => ({ related: o.related, train: o.train, hits: signals(o) });
+    const asked = observed.filter((o) => o.set === XQUAD).map(toAsked);
     // Documentation: each set's questions over its own docs (related), and over the other sets' (unrelated).
-    const docs: Asked[] = [];
-    const sets = (await ctx.documentation?.(lang)) ?? [];
-    for (const set of sets) {
-      const ask = await askerOver(ctx, set.integration, lang);
-      for (const q of set.questions) docs.push({ related: true, train: true, hits: await ask(q.question, q.isGold) });
-      for (const other of sets.filter((o) => o !== set)) for (const q of other.questions) docs.push({ related: false, train: true, hits: await ask(q.question, () => false) });
-    }
+    const docs = observed.filter((o) => o.set !== XQUAD).map(toAsked);
+    const sets = [...new Set(observed.filter((o) => o.set !== XQUAD).map((o) => o.set))];
     let plainAnswered = Infinity;
     for (const signal of SIGNALS) {
       // With gate g: related questions whose gold paragraph is evidence; unrelated ones with any evidence (answered).
@@ -184,7 +205,7 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
       if (signal.name === 'names' && docs.length > 0) {
         if (measure(train, gate).answered < plainAnswered) gates[lang] = { ...gate, names: true };
         const after = measure(docs, gates[lang]!);
-        console.log(`${lang} documentation (${sets.map((d) => d.name).join(', ')}): gold sections as evidence ${pct(docsBase.gold)} → ${pct(after.gold)}, other sets' questions answered ${pct(docsBase.answered)} → ${pct(after.answered)}`);
+        console.log(`${lang} documentation (${sets.join(', ')}): gold sections as evidence ${pct(docsBase.gold)} → ${pct(after.gold)}, other sets' questions answered ${pct(docsBase.answered)} → ${pct(after.answered)}`);
       }
       const [before, after, trained] = [measure(test, NO_GATE), measure(test, gate), measure(train, gate)];
       const row =
@@ -203,7 +224,7 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
   if (ctx.write) {
     writeFileSync(
       ctx.write,
-      `/**\n * Written by \`npm run bench:answers -- --sets evidence --langs ${ctx.langs.join(',')} --write\` (bench/evidence.ts):\n` +
+      `/**\n * Written by \`npm run bench:answers -- --sets evidence --langs ${langs.join(',')} --write\` (bench/evidence.ts):\n` +
         ` * the evidence gate an answer's passage must pass, per query language, with the bundled model\n` +
         ` * (all-MiniLM-L6-v2): coverage + slope × (similarity − ${THRESHOLD}) ≥ floor, a passage lacking a name the question\n` +
         ` * asks about holding none of it where \`names\`. Measure again rather than edit.\n */\n` +
@@ -217,40 +238,75 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
 
 type Hit = Asked['hits'][number];
 
+/** The set name of XQuAD's questions in an Observation. */
+const XQUAD = 'xquad';
+
 /**
- * Asks questions of `integration` (top 6, searched as chat retrieves) and reads each hit's
- * signals, the question's words weighed by their idf in its collection (as storage's matches
- * give them); `isGold` tells the hits that answer it.
+ * Asks a language's questions: XQuAD's of a collection of its odd articles, and each
+ * documentation set's of its own docs and of the other sets'.
  */
-async function askerOver(ctx: EvidenceContext, integration: string, lang: string): Promise<(question: string, isGold: (url: string) => boolean) => Promise<Hit[]>> {
+async function observe(ctx: EvidenceContext, lang: string): Promise<Observation[]> {
+  const integration = await ctx.integration(`evidence-${lang}`, lang, (a) => a % 2 === 1);
+  const ask = await observerOver(ctx, integration, lang, XQUAD);
+  const observed: Observation[] = [];
+  for (const q of ctx.questions(lang)) {
+    const a = xquadArticle(q.context_id);
+    const gold = ctx.url(lang, q.context_id);
+    observed.push(await ask(q.question, (url) => url === gold, a % 2 === 1, a < 24));
+  }
+  const sets = (await ctx.documentation?.(lang)) ?? [];
+  for (const set of sets) {
+    const askDocs = await observerOver(ctx, set.integration, lang, set.name);
+    for (const q of set.questions) observed.push(await askDocs(q.question, q.isGold, true, true));
+    for (const other of sets.filter((o) => o !== set)) for (const q of other.questions) observed.push(await askDocs(q.question, () => false, false, true));
+  }
+  return observed;
+}
+
+/**
+ * Asks questions of `integration` (top 6, searched as chat retrieves): what each found, with
+ * the question's words as the server matches them (typo corrections included, each with its
+ * idf in the collection); `isGold` tells the hits that answer it.
+ */
+async function observerOver(ctx: EvidenceContext, integration: string, lang: string, set: string) {
   const { chunks, df } = await ctx.stats(integration);
-  const idf = (term: string) => Math.log(1 + (chunks - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5));
   const matchesOf = await ctx.matches(integration);
-  return async (question, isGold) => {
+  return async (question: string, isGold: (url: string) => boolean, related: boolean, train: boolean): Promise<Observation> => {
     const query = ctx.retrievalQuery(question);
     // Read in the whole question's language, as chat reads it.
     const asked = languageOf(question);
     const { terms, language } = await analyseQuery(query, async () => [lang], asked);
-    const matches = await matchesOf(query, asked);
-    const weighed = evidenceQuery(query, terms, matches, language, NO_GATE);
-    // Every word of it, question words too; and every word at its idf, common ones too.
-    const rarest = Math.max(1, ...matches.map((m) => m.idf));
-    const weight = (term: string) => (df.has(term) ? idf(term) : rarest);
-    const everyWord: EvidenceQuery = { ...weighed, slots: terms.map((term) => ({ terms: [term], weight: Math.max(0, weight(term) - COMMON_IDF) })) };
-    const questionWords = questionTerms(language);
-    const everyIdf: EvidenceQuery = { ...weighed, slots: terms.filter((term) => !questionWords.has(term)).map((term) => ({ terms: [term], weight: weight(term) })) };
-    const named = evidenceQuery(query, terms, matches, language, { ...NO_GATE, names: true });
+    const matches = [...(await matchesOf(query, asked))];
     const hits = await ctx.search(integration, question, 6);
-    if (ctx.dump) appendFileSync(ctx.dump, `${JSON.stringify({ lang, question, query, terms, language, matches, hits: hits.map((h) => ({ similarity: h.score_breakdown.similarity, lexical: h.score_breakdown.lexical, gold: isGold(h.source_url), url: h.source_url, text: h.raw_text })) })}\n`);
-    return hits.map((h) => {
-      const held = coverage(weighed, h.raw_text);
-      return {
-        similarity: h.score_breakdown.similarity,
-        gold: isGold(h.source_url),
-        signals: { gate: held, names: coverage(named, h.raw_text), 'floor only': held, 'question words': coverage(everyWord, h.raw_text), 'common words': coverage(everyIdf, h.raw_text), exact: coverage(weighed, h.raw_text, Infinity) },
-      };
-    });
+    return {
+      lang, set, related, train, question, query, terms, language, matches, chunks,
+      df: Object.fromEntries(terms.filter((t) => df.has(t)).map((t) => [t, df.get(t)!])),
+      hits: hits.map((h) => ({ similarity: h.score_breakdown.similarity, lexical: h.score_breakdown.lexical, gold: isGold(h.source_url), url: h.source_url, text: h.raw_text })),
+    };
   };
+}
+
+/** Each hit's signals for the question it was found for, its words weighed as the server weighs them (and as the candidate signals would). */
+function signals(o: Observation): Hit[] {
+  const { query, terms, matches, language, chunks } = o;
+  const df = new Map(Object.entries(o.df));
+  const idf = (term: string) => Math.log(1 + (chunks - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5));
+  const weighed = evidenceQuery(query, terms, matches, language, NO_GATE);
+  // Every word of it, question words too; and every word at its idf, common ones too.
+  const rarest = Math.max(1, ...matches.map((m) => m.idf));
+  const weight = (term: string) => (df.has(term) ? idf(term) : rarest);
+  const everyWord: EvidenceQuery = { ...weighed, slots: terms.map((term) => ({ terms: [term], weight: Math.max(0, weight(term) - COMMON_IDF) })) };
+  const questionWords = questionTerms(language as Language);
+  const everyIdf: EvidenceQuery = { ...weighed, slots: terms.filter((term) => !questionWords.has(term)).map((term) => ({ terms: [term], weight: weight(term) })) };
+  const named = evidenceQuery(query, terms, matches, language, { ...NO_GATE, names: true });
+  return o.hits.map((h) => {
+    const held = coverage(weighed, h.text);
+    return {
+      similarity: h.similarity,
+      gold: h.gold,
+      signals: { gate: held, names: coverage(named, h.text), 'floor only': held, 'question words': coverage(everyWord, h.text), 'common words': coverage(everyIdf, h.text), exact: coverage(weighed, h.text, Infinity) },
+    };
+  });
 }
 
 /**
