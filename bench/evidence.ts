@@ -95,8 +95,8 @@ interface Observation {
   question: string;
   query: string;
   terms: string[];
-  language: string;
-  matches: TermMatch[];
+  language: Language;
+  matches: readonly TermMatch[];
   chunks: number;
   df: Record<string, number>;
   hits: { similarity: number; lexical: number; gold: boolean; url: string; text: string }[];
@@ -169,8 +169,9 @@ export async function evidenceSet(ctx: EvidenceContext): Promise<void> {
     const toAsked = (o: Observation): Asked => ({ related: o.related, train: o.train, hits: signals(o) });
     const asked = observed.filter((o) => o.set === XQUAD).map(toAsked);
     // Documentation: each set's questions over its own docs (related), and over the other sets' (unrelated).
-    const docs = observed.filter((o) => o.set !== XQUAD).map(toAsked);
-    const sets = [...new Set(observed.filter((o) => o.set !== XQUAD).map((o) => o.set))];
+    const documentation = observed.filter((o) => o.set !== XQUAD);
+    const docs = documentation.map(toAsked);
+    const sets = [...new Set(documentation.map((o) => o.set))];
     let plainAnswered = Infinity;
     for (const signal of SIGNALS) {
       // With gate g: related questions whose gold paragraph is evidence; unrelated ones with any evidence (answered).
@@ -276,7 +277,7 @@ async function observerOver(ctx: EvidenceContext, integration: string, lang: str
     // Read in the whole question's language, as chat reads it.
     const asked = languageOf(question);
     const { terms, language } = await analyseQuery(query, async () => [lang], asked);
-    const matches = [...(await matchesOf(query, asked))];
+    const matches = await matchesOf(query, asked);
     const hits = await ctx.search(integration, question, 6);
     return {
       lang, set, related, train, question, query, terms, language, matches, chunks,
@@ -296,7 +297,7 @@ function signals(o: Observation): Hit[] {
   const rarest = Math.max(1, ...matches.map((m) => m.idf));
   const weight = (term: string) => (df.has(term) ? idf(term) : rarest);
   const everyWord: EvidenceQuery = { ...weighed, slots: terms.map((term) => ({ terms: [term], weight: Math.max(0, weight(term) - COMMON_IDF) })) };
-  const questionWords = questionTerms(language as Language);
+  const questionWords = questionTerms(language);
   const everyIdf: EvidenceQuery = { ...weighed, slots: terms.filter((term) => !questionWords.has(term)).map((term) => ({ terms: [term], weight: weight(term) })) };
   const named = evidenceQuery(query, terms, matches, language, { ...NO_GATE, names: true });
   return o.hits.map((h) => {
