@@ -238,12 +238,12 @@ await lore.close();
 async function capturingWriter() {
   const embedder = await createEmbedder(loadConfig(process.env));
   const writer = createExtractiveProvider({ similarity: embeddingSimilarity(embedder) });
-  const asked = new Map<string, Pick<AnswerRequest, 'question' | 'passages'>>();
+  const asked = new Map<string, Pick<AnswerRequest, 'question' | 'passages' | 'terms'>>();
   const provider: AnswerProvider = {
     provider: writer.provider,
     model: writer.model,
     stream(request, signal) {
-      if (!asked.has(request.question)) asked.set(request.question, { question: request.question, passages: request.passages });
+      if (!asked.has(request.question)) asked.set(request.question, { question: request.question, passages: request.passages, terms: request.terms });
       return writer.stream(request, signal);
     },
   };

@@ -14,6 +14,7 @@
  *   npm run bench:extractive -- --languages en,de --placements 1,2 --limit 300
  *   npm run bench:extractive -- --sentences 1 --chars 400     # other answer limits
  *   npm run bench:extractive -- --semantic off                # lexical scoring only
+ *   npm run bench:extractive -- --idf off                     # no collection idf given (AnswerRequest terms)
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     sentences: { type: 'string', default: '3' },
     chars: { type: 'string', default: '600' },
     semantic: { type: 'string', default: 'on' },
+    idf: { type: 'string', default: 'on' },
   },
 });
 
@@ -43,15 +45,21 @@ const provider = createExtractiveProvider({ maxSentences: Number(values.sentence
 const PASSAGES = 5;
 const UNSPACED = new Set(['zh', 'ja', 'th']);
 
-/** BM25 over the paragraphs of one language; returns paragraph indexes, best first. */
-function bm25(paragraphs: Paragraph[]): (question: string) => number[] {
+/**
+ * BM25 over the paragraphs of one language: `rank` gives paragraph indexes, best first; `terms`
+ * the question's terms the paragraphs hold with their idf, as search hands them to the writer
+ * (AnswerRequest `terms`).
+ */
+function bm25(paragraphs: Paragraph[]): { rank: (question: string) => number[]; terms: (question: string) => { term: string; idf: number }[] } {
   const docs = paragraphs.map((p) => termFrequencies(analyze(p.text).terms));
   const lengths = docs.map((d) => [...d.values()].reduce((a, b) => a + b, 0));
   const avg = lengths.reduce((a, b) => a + b, 0) / docs.length;
   const df = new Map<string, number>();
   for (const d of docs) for (const t of d.keys()) df.set(t, (df.get(t) ?? 0) + 1);
   const language = detectLanguage(paragraphs.map((p) => p.text).join(' '));
-  return (question) => {
+  const idf = (n: number) => Math.log(1 + (docs.length - n + 0.5) / (n + 0.5));
+  const terms = (question: string) => [...new Set(analyze(question, language).terms)].flatMap((term) => (df.has(term) ? [{ term, idf: idf(df.get(term)!) }] : []));
+  const rank = (question: string) => {
     const terms = [...new Set(analyze(question, language).terms)];
     const scores = docs.map((d, i) => {
       let s = 0;
@@ -59,12 +67,13 @@ function bm25(paragraphs: Paragraph[]): (question: string) => number[] {
         const tf = d.get(t);
         if (!tf) continue;
         const n = df.get(t)!;
-        s += Math.log(1 + (docs.length - n + 0.5) / (n + 0.5)) * ((tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * lengths[i]!) / avg)));
+        s += idf(n) * ((tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * lengths[i]!) / avg)));
       }
       return s;
     });
     return scores.map((s, i) => [s, i] as const).sort((a, b) => b[0] - a[0]).map(([, i]) => i);
   };
+  return { rank, terms };
 }
 
 function normalise(text: string, language: string): string {
@@ -92,7 +101,7 @@ for (const language of values.languages.split(',')) {
   const index = new Map(paragraphs.map((p, i) => [p._id, i]));
   let questions = jsonl<Question>(path.join(dir, 'qa.jsonl'));
   if (Number(values.limit) > 0) questions = questions.slice(0, Number(values.limit));
-  const rank = bm25(paragraphs);
+  const { rank, terms } = bm25(paragraphs);
   const ranked = questions.map((q) => rank(q.question));
   for (const placement of values.placements.split(',')) {
     let contains = 0;
@@ -106,7 +115,7 @@ for (const language of values.languages.split(',')) {
       const at = placement === 'bm25' ? Math.min(ranked[i]!.indexOf(gold), PASSAGES - 1) : Number(placement) - 1;
       const order = [...others.slice(0, at), gold, ...others.slice(at, PASSAGES - 1)];
       const passages = order.map((p, r) => ({ ref: r + 1, title: paragraphs[p]!.title.replaceAll('_', ' '), url: null, text: paragraphs[p]!.text }));
-      const result = await answer({ messages: [], question: q.question, passages });
+      const result = await answer({ messages: [], question: q.question, passages, ...(values.idf === 'on' && { terms: terms(q.question) }) });
       const text = normalise(result.text, language);
       if (q.answers.some((a) => text.includes(normalise(a, language)))) contains++;
       if ([...result.text.matchAll(/\[(\d+)\]/g)].some((m) => Number(m[1]) === at + 1)) cited++;

@@ -67,7 +67,7 @@ const similarity = embeddingSimilarity(embedder);
 const writer = createExtractiveProvider({ similarity });
 const only = values.only ? new RegExp(values.only, 'i') : null;
 const verdicts: Verdict[] = [];
-const asked = jsonl<Pick<AnswerRequest, 'question' | 'passages'>>(values.capture);
+const asked = jsonl<Pick<AnswerRequest, 'question' | 'passages' | 'terms'>>(values.capture);
 for (const request of asked) {
   const k = known.get(request.question);
   if (!k) continue;
@@ -80,7 +80,7 @@ for (const request of asked) {
   let text = '';
   for await (const chunk of writer.stream({ ...request, messages: [] }, new AbortController().signal)) if (chunk.type === 'text') text += chunk.delta;
   let explained: readonly Candidate[] = [];
-  if (only?.test(request.question)) await selectAnswer(request.question, request.passages, { maxSentences: 3, maxChars: 600 }, similarity, (c) => (explained = c));
+  if (only?.test(request.question)) await selectAnswer(request.question, request.passages, { maxSentences: 3, maxChars: 600, terms: request.terms }, similarity, (c) => (explained = c));
   const refs = new Set([...text.matchAll(/(?<!\\)\[(\d+)\]/g)].map((m) => Number(m[1])));
   const cites = request.passages.filter((p) => refs.has(p.ref)).map((p) => p.url ?? '');
   const verdict: Verdict = {

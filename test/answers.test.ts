@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ProviderError, type AnswerChunk, type AnswerProvider } from '../src/domain/answers/port.js';
+import { ProviderError, type AnswerChunk, type AnswerProvider, type AnswerRequest } from '../src/domain/answers/port.js';
 import { backends, chatbotOver, constantEmbedder, MASTER_KEY, startServer, type TestServer } from './helpers.js';
 
 const DOCS = [
@@ -440,11 +440,13 @@ for (const backend of backends()) {
     let token: string;
     let integration: string;
     const asked: { title: string | null; pageTitle?: string }[][] = [];
+    const termsGiven: NonNullable<AnswerRequest['terms']>[] = [];
     const provider: AnswerProvider = {
       provider: 'fake',
       model: 'fake-1',
       async *stream(request): AsyncGenerator<AnswerChunk> {
         asked.push(request.passages.map(({ title, pageTitle }) => ({ title, ...(pageTitle !== undefined && { pageTitle }) })));
+        termsGiven.push(request.terms ?? []);
         yield { type: 'text', delta: 'Pre-bundled [1].' };
         yield { type: 'end', reason: 'stop', usage: { promptTokens: 10, completionTokens: 5 } };
       },
@@ -466,6 +468,15 @@ for (const backend of backends()) {
       const given = asked.at(-1)!;
       assert.deepEqual(given.find((p) => p.title === 'The Why'), { title: 'The Why', pageTitle: 'Dependency Pre-Bundling' });
       assert.deepEqual(given.find((p) => p.title === 'Features'), { title: 'Features' }, 'a meta.page_title that is not text is not one');
+    });
+
+    it("gives the writer the question's terms its collection holds, each with its idf there: a word in one entry weighs more than one in both", async () => {
+      const reply = await server.call('POST', `/api/v1/integrations/${integration}/chat`, { token, body: { message: 'Does Vite convert CommonJS modules for Zorblax?', stream: false } });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      const idf = new Map(termsGiven.at(-1)!.map((t) => [t.term, t.idf]));
+      assert.ok(idf.get('commonj')! > idf.get('vite')!, JSON.stringify([...idf]));
+      assert.ok(idf.get('vite')! > 0);
+      assert.equal(idf.has('zorblax'), false, 'a word the collection lacks has no idf');
     });
   });
 }

@@ -24,6 +24,12 @@ export interface AnswerRequest {
    * which the section's own title ("The Why") leaves out.
    */
   passages: { ref: number; title: string | null; url: string | null; text: string; source?: string; prior?: number; pageTitle?: string }[];
+  /**
+   * The question's terms as search matched them in the passages' collections, each with its
+   * idf there (BM25's): how telling each word is in these documents, for providers that weigh
+   * the question's words themselves. A term the collections lack is not among them.
+   */
+  terms?: { term: string; idf: number }[];
   /** Preferred response language (BCP 47), when known. */
   locale?: string;
   /** Upper bound on generated tokens; default 1024. */

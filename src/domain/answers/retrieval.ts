@@ -3,7 +3,7 @@
  * the question with the conversation's earlier one), with a bonus for where the visitor is.
  */
 import type { Integration, Scope } from '../model.js';
-import type { SearchRepository } from '../search/port.js';
+import type { SearchRepository, TermMatch } from '../search/port.js';
 import type { Ranked } from '../search/ranking.js';
 import { isEvidence, passageText, type EvidenceQuery } from '../search/evidence.js';
 import { typoTolerance, type Passage, type SearchService } from '../search/service.js';
@@ -82,6 +82,8 @@ export interface Retrieved {
    * machen einige Gemeinschaftsapotheken?") is still read in its German collections' language.
    */
   language: string;
+  /** The question's terms its collections hold, with their idf there (search's matches; AnswerRequest `terms`). */
+  terms: { term: string; idf: number }[];
 }
 
 /** Closest passages offered when a question is not covered. */
@@ -137,6 +139,13 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
       : candidates;
     // Close by the model's cosine, yet not evidence: what a visitor may look at, not what to quote.
     const closest = passages.length > 0 ? [] : read.filter((p) => similarity(p) >= params.threshold).slice(0, CLOSEST);
-    return { passages, closest, language: rankings[0]!.evidence.language };
+    return { passages, closest, language: rankings[0]!.evidence.language, terms: matchedTerms(rankings.flatMap((r) => r.matches)) };
   };
+}
+
+/** Each term the rankings matched once, with its idf (a term's idf is the same in every slot it matched). */
+function matchedTerms(matches: readonly TermMatch[]): { term: string; idf: number }[] {
+  const idf = new Map<string, number>();
+  for (const m of matches) idf.set(m.term, Math.max(idf.get(m.term) ?? 0, m.idf));
+  return [...idf].map(([term, value]) => ({ term, idf: value }));
 }

@@ -183,7 +183,7 @@ export function createAnswerService(deps: {
   /** The passages a summary of `params.query` is written from. */
   async function summaryPassages(scope: Scope, corpus: Corpus, params: Pick<SummariseParams, 'query' | 'threshold'>): Promise<Retrieved> {
     // A query too short or vague to say what it is about is answered as finding nothing (search: `summarisable` false).
-    if (isVagueQuery(params.query)) return { passages: [], closest: [], language: 'und' };
+    if (isVagueQuery(params.query)) return { passages: [], closest: [], language: 'und', terms: [] };
     return retrieve(scope, corpus, { query: retrievalQuery(params.query), language: languageOf(params.query), threshold: params.threshold, limit: PASSAGES });
   }
 
@@ -191,7 +191,7 @@ export function createAnswerService(deps: {
    * The summary of `passages`: nothing to stream when there are none; otherwise a credit is
    * reserved (402 when credits or the quota are exhausted) and the provider asked.
    */
-  async function summary(scope: Scope, { passages, closest }: Retrieved, messageId: string, params: Pick<SummariseParams, 'query' | 'locale'>, signal: AbortSignal): Promise<AnswerStream> {
+  async function summary(scope: Scope, { passages, closest, terms }: Retrieved, messageId: string, params: Pick<SummariseParams, 'query' | 'locale'>, signal: AbortSignal): Promise<AnswerStream> {
     if (passages.length === 0) {
       return { relevant: false, passages, closest, messageId, events: fixed('', messageId, 'no_relevant_results', async () => {}, relatedPages(closest)) };
     }
@@ -201,6 +201,7 @@ export function createAnswerService(deps: {
       messages: buildMessages({ task: 'summary', locale: params.locale, passages: promptPassages(passages) }, [], params.query),
       question: params.query,
       passages: promptPassages(passages),
+      terms,
       locale: params.locale,
     };
     const { first, iterator } = await start(scope, reservation, request, signal);
@@ -245,7 +246,7 @@ export function createAnswerService(deps: {
       const context = [...history].reverse().find((m) => m.role === 'user')?.content;
       // The question without its scaffolding, read in the whole question's language (which the reply follows too).
       const language = languageOf(params.message);
-      const { passages, closest, language: readIn } = await retrieve(scope, integrationCorpus(integration), { query: retrievalQuery(params.message), language, context, page: params.page, threshold: 0.4, limit: PASSAGES });
+      const { passages, closest, language: readIn, terms } = await retrieve(scope, integrationCorpus(integration), { query: retrievalQuery(params.message), language, context, page: params.page, threshold: 0.4, limit: PASSAGES });
       const reservation = passages.length > 0 ? await credits.reserveCredit(scope) : undefined;
       if (reservation === null) {
         throw new PaymentRequiredError('Your answer credits or usage quota are exhausted.', { data: passages.map((p) => p.hit satisfies SearchHit) });
@@ -273,6 +274,7 @@ export function createAnswerService(deps: {
         messages: buildMessages(prompt, history, params.message),
         question: context ? `${params.message}\n${context}` : params.message,
         passages: prompt.passages,
+        terms,
         locale,
       };
       // The question is stored while the provider starts, off the time to the first words.

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { AnswerChunk, AnswerRequest } from '../../domain/answers/port.js';
 import { createExtractiveProvider, embeddingSimilarity, type ExtractiveProviderOptions } from './extractive.js';
 import { openCodeSpan, splitSentences } from './sentences.js';
+import { analyze } from '../../domain/ingestion/text/tokenize.js';
 
 type Passages = AnswerRequest['passages'];
 
@@ -482,6 +483,24 @@ describe('extractive answers on Markdown documentation', () => {
       '```',
     ].join('\n');
     assert.match(await answer('¿Cómo configuro las cabeceras de seguridad?', passages(cors, helmet), { maxSentences: 1 }), /^Helmet ayuda/);
+  });
+
+  it('outside English, weighs the question\'s words by how telling they are in the collections, not only among the passages: a graceful shutdown is SIGTERM, not a sentence sharing the common words (regression: Express in Spanish)', async () => {
+    const question = '¿Cómo apago la aplicación de forma controlada?';
+    const timeout = ['## Responder', '', 'Controla de qué forma la aplicación responde a un error.'].join('\n');
+    const shutdown = ['## Apagado controlado', '', 'Para apagar el servidor, el gestor de procesos envía primero una señal SIGTERM.'].join('\n');
+    // Search's matches: "apago" is rare in the docs, "aplicación", "forma" and "controlada" common.
+    const [apag, ...common] = analyze('apago aplicación forma controlada', 'es').terms;
+    const terms = [{ term: apag!, idf: 6 }, ...common.map((term) => ({ term, idf: 0.7 }))];
+    const ask = async (given?: AnswerRequest['terms']) => {
+      let text = '';
+      const request = { messages: [], question, passages: passages(timeout, shutdown), ...(given && { terms: given }) };
+      for await (const c of createExtractiveProvider({ maxSentences: 1 }).stream(request, open())) if (c.type === 'text') text += c.delta;
+      return text;
+    };
+    assert.match(await ask(terms), /SIGTERM \[2\]/);
+    // Without the collections' idf, the passages alone cannot tell the common words from the telling one.
+    assert.match(await ask(), /forma la aplicación responde/);
   });
 
   it('weighs a word of the question that the passages do not hold, so a page in another language holding one of its words does not hold it all (regression: Express in German)', async () => {

@@ -92,7 +92,7 @@ async function* streamAnswer(
   signal: AbortSignal,
 ): AsyncGenerator<AnswerChunk> {
   signal.throwIfAborted();
-  const pieces = await selectAnswer(request.question, request.passages, limits, similarity);
+  const pieces = await selectAnswer(request.question, request.passages, { ...limits, terms: request.terms }, similarity);
   const answer = compose(pieces);
   signal.throwIfAborted();
   for (const piece of pieces) if (piece.headings && piece.headings.length > 0) yield { type: 'section', ref: piece.ref, headings: piece.headings };
