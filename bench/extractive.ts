@@ -18,7 +18,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { AnswerRequest } from '../src/domain/answers/port.js';
+import type { AnswerRequest, QuestionTerm } from '../src/domain/answers/port.js';
 import { analyze, detectLanguage, termFrequencies } from '../src/domain/ingestion/text/tokenize.js';
 import { bundledModelPath, createLocalEmbedder } from '../src/providers/embeddings/local.js';
 import { createExtractiveProvider, embeddingSimilarity } from '../src/providers/llm/extractive.js';
@@ -50,7 +50,7 @@ const UNSPACED = new Set(['zh', 'ja', 'th']);
  * the question's terms the paragraphs hold with their idf, as search hands them to the writer
  * (AnswerRequest `terms`).
  */
-function bm25(paragraphs: Paragraph[]): { rank: (question: string) => number[]; terms: (question: string) => { term: string; idf: number }[] } {
+function bm25(paragraphs: Paragraph[]): { rank: (question: string) => number[]; terms: (question: string) => QuestionTerm[] } {
   const docs = paragraphs.map((p) => termFrequencies(analyze(p.text).terms));
   const lengths = docs.map((d) => [...d.values()].reduce((a, b) => a + b, 0));
   const avg = lengths.reduce((a, b) => a + b, 0) / docs.length;
@@ -58,12 +58,13 @@ function bm25(paragraphs: Paragraph[]): { rank: (question: string) => number[]; 
   for (const d of docs) for (const t of d.keys()) df.set(t, (df.get(t) ?? 0) + 1);
   const language = detectLanguage(paragraphs.map((p) => p.text).join(' '));
   const idf = (n: number) => Math.log(1 + (docs.length - n + 0.5) / (n + 0.5));
-  const terms = (question: string) => [...new Set(analyze(question, language).terms)].flatMap((term) => (df.has(term) ? [{ term, idf: idf(df.get(term)!) }] : []));
+  const questionTerms = (question: string) => [...new Set(analyze(question, language).terms)];
+  const terms = (question: string) => questionTerms(question).flatMap((term) => (df.has(term) ? [{ term, idf: idf(df.get(term)!) }] : []));
   const rank = (question: string) => {
-    const terms = [...new Set(analyze(question, language).terms)];
+    const asked = questionTerms(question);
     const scores = docs.map((d, i) => {
       let s = 0;
-      for (const t of terms) {
+      for (const t of asked) {
         const tf = d.get(t);
         if (!tf) continue;
         const n = df.get(t)!;

@@ -8,6 +8,12 @@ export interface AnswerMessage {
   content: string;
 }
 
+/** A word of the question as search matched it in the collections, with its idf there (BM25's). */
+export interface QuestionTerm {
+  term: string;
+  idf: number;
+}
+
 export interface AnswerRequest {
   /** Built by the domain: the system prompt (persona, instructions, locale, numbered passages), then the turns. */
   messages: AnswerMessage[];
@@ -29,7 +35,7 @@ export interface AnswerRequest {
    * idf there (BM25's): how telling each word is in these documents, for providers that weigh
    * the question's words themselves. A term the collections lack is not among them.
    */
-  terms?: { term: string; idf: number }[];
+  terms?: QuestionTerm[];
   /** Preferred response language (BCP 47), when known. */
   locale?: string;
   /** Upper bound on generated tokens; default 1024. */

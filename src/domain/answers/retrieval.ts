@@ -3,6 +3,7 @@
  * the question with the conversation's earlier one), with a bonus for where the visitor is.
  */
 import type { Integration, Scope } from '../model.js';
+import type { QuestionTerm } from './port.js';
 import type { SearchRepository, TermMatch } from '../search/port.js';
 import type { Ranked } from '../search/ranking.js';
 import { isEvidence, passageText, type EvidenceQuery } from '../search/evidence.js';
@@ -83,7 +84,7 @@ export interface Retrieved {
    */
   language: string;
   /** The question's terms its collections hold, with their idf there (search's matches; AnswerRequest `terms`). */
-  terms: { term: string; idf: number }[];
+  terms: QuestionTerm[];
 }
 
 /** Closest passages offered when a question is not covered. */
@@ -144,7 +145,7 @@ export function createRetrieval(deps: { search: Pick<SearchService, 'rank' | 'pa
 }
 
 /** Each term the rankings matched once, with its idf (a term's idf is the same in every slot it matched). */
-function matchedTerms(matches: readonly TermMatch[]): { term: string; idf: number }[] {
+function matchedTerms(matches: readonly TermMatch[]): QuestionTerm[] {
   const idf = new Map<string, number>();
   for (const m of matches) idf.set(m.term, Math.max(idf.get(m.term) ?? 0, m.idf));
   return [...idf].map(([term, value]) => ({ term, idf: value }));

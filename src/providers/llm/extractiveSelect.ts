@@ -36,6 +36,7 @@
  * (stemming, folding, Chinese/Japanese bigrams, Thai words), in each passage's own language.
  */
 import { linkTexts, MARKDOWN_LINK } from '../../domain/ingestion/text/markdownInline.js';
+import type { QuestionTerm } from '../../domain/answers/port.js';
 import { passageText } from '../../domain/search/evidence.js';
 import { wordSegmenter } from '../../domain/ingestion/text/segments.js';
 import { questionTerms, scaffoldBigrams } from '../../domain/ingestion/text/questionWords.js';
@@ -362,7 +363,7 @@ interface Read {
 export async function selectAnswer(
   question: string,
   passages: readonly Passage[],
-  limits: { maxSentences: number; maxChars: number; terms?: readonly { term: string; idf: number }[] },
+  limits: { maxSentences: number; maxChars: number; terms?: readonly QuestionTerm[] },
   similarity?: Similarity,
   explain?: (candidates: readonly Candidate[]) => void,
 ): Promise<Piece[]> {
@@ -1061,10 +1062,10 @@ function questionWeights(held: readonly number[], units: number): number[] {
  */
 const COLLECTION_IDF_SHARE = 0.75;
 
-function informative(weights: readonly number[], terms: readonly string[], idf: ReadonlyMap<string, number>): number[] {
+function informative(weights: readonly number[], terms: readonly string[], idf: ReadonlyMap<string, number>): readonly number[] {
   const known = terms.map((t) => idf.get(t));
   const top = Math.max(0, ...known.map((x) => x ?? 0));
-  if (top <= 0) return [...weights];
+  if (top <= 0) return weights;
   return weights.map((w, j) => w * (1 - COLLECTION_IDF_SHARE + COLLECTION_IDF_SHARE * (known[j] === undefined ? 1 : known[j]! / top)));
 }
 
