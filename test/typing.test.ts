@@ -1,8 +1,9 @@
 /**
  * Search as people type, over HTTP on both backends: the word being typed matches the words it
  * begins, a word found nowhere matches the words one or two edits from it, two words written
- * apart match the word written as one, exact matches rank first, and `typo_tolerance` (the
- * request's, else the integration's) turns typos off. The embedder is constant, so every
+ * apart match the word written as one, exact matches rank first, scripts written without
+ * spaces (Chinese, Japanese, Thai) are left as typed, and `typo_tolerance` (the request's, else
+ * the integration's) turns typos off. The embedder is constant, so every
  * ranking here is the lexical side's.
  */
 import assert from 'node:assert/strict';
@@ -21,6 +22,7 @@ const ARTICLES = [
   { source_id: 'fehler', title: 'Fehlerbehandlung', raw_text: 'Einen eigenen Fehlerhandler einrichten: eine Middleware mit vier Argumenten (err, req, res, next).' },
   { source_id: 'stoppen', title: 'Angemessenes Herunterfahren', raw_text: 'Beim Herunterfahren beendet der Server zuerst alle laufenden Anfragen und schließt danach die Verbindungen zur Datenbank.' },
   { source_id: 'zh', title: '数据库', raw_text: '数据库备份每天运行一次。' },
+  { source_id: 'th', title: 'ฐานข้อมูล', raw_text: 'ระบบสำรองข้อมูลทุกวัน' },
   { source_id: 'ar', title: 'المكتبة', raw_text: 'تقع المدينة على ضفاف النهر، وفيها مكتبة كبيرة مفتوحة كل يوم.' },
 ];
 
@@ -95,6 +97,18 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await lexical('cad ')), []);
       assert.deepEqual(ids(await lexical('p35 ')), []);
       assert.deepEqual(ids(await lexical('p53 ')), ['gene']);
+    });
+
+    it('leaves scripts written without spaces as typed: their segmenter, not an edit, says what a word is', async () => {
+      // A Thai word being typed ("ข้อมู" of "ข้อมูล") is segmented into other words; it does not begin "ข้อมูล".
+      assert.deepEqual(ids(await lexical('ข้อมูล')), ['th']);
+      assert.deepEqual(ids(await lexical('ข้อมู')), []);
+      // Chinese terms are its words and their character bigrams: typed or not, typos on or off, the same hits and scores.
+      const scores = (hits: Hit[]) => hits.map((h) => [h.source_id, h.score_breakdown.bm25]);
+      const written = scores(await lexical('数据库备份 ', '&typo_tolerance=false'));
+      assert.deepEqual(written.map(([id]) => id), ['zh']);
+      for (const [query, extra] of [['数据库备份', ''], ['数据库备份 ', '']] as const) assert.deepEqual(scores(await lexical(query, extra)), written, query);
+      assert.deepEqual(scores(await lexical('数据车备分 ')), scores(await lexical('数据车备分 ', '&typo_tolerance=false')));
     });
 
     it('matches two words written apart, or hyphenated, where the text has them as one', async () => {
