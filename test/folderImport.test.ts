@@ -219,6 +219,34 @@ describe('lore import <dir> (folder import)', () => {
     }
   });
 
+  it('with --sections, titles and anchors a heading as its reader sees it: a component in it (VitePress\'s badges) is no part of it', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'lore-badges-'));
+    try {
+      const into = (await server.call('POST', '/api/v1/collections', { token, body: { name: 'Badges' } })).body.data.id as string;
+      writeFileSync(
+        path.join(folder, 'deps.md'),
+        ['# Dep Optimization Options', '', '## optimizeDeps.include <NonInheritBadge />', '', 'Forces a linked package to be pre-bundled.', '',
+          '## Default Browser Target Change [<Badge text="NRV" type="warning" />](#migration)', '', 'The default target moved.', '',
+          '## Object Format (`Record<string, string>`)', '', 'Aliases as an object.', ''].join('\n'),
+      );
+      const report = await importFolder({ dir: folder, collection: into, server: url, token, baseUrl: 'https://docs.example.com/', prune: true, sections: true, ignore: [], progress: false });
+      assert.deepEqual(report.failed, []);
+      const list = (await server.call('GET', `/api/v1/collections/${into}/entries?per_page=100`, { token })).body.data as { source_id: string; title: string; source_url: string }[];
+      const byId = new Map(list.map((e) => [e.source_id, e]));
+      assert.deepEqual([...byId.keys()].sort(), ['deps.md', 'deps.md#default-browser-target-change', 'deps.md#object-format-recordstring-string', 'deps.md#optimizedepsinclude']);
+      assert.deepEqual([byId.get('deps.md#optimizedepsinclude')!.title, byId.get('deps.md#optimizedepsinclude')!.source_url], ['optimizeDeps.include', 'https://docs.example.com/deps#optimizedepsinclude']);
+      assert.equal(byId.get('deps.md#default-browser-target-change')!.title, 'Default Browser Target Change');
+      assert.equal(byId.get('deps.md#object-format-recordstring-string')!.title, 'Object Format (Record<string, string>)', 'markup named in code is text');
+      // A search box's query naming the section finds it by its heading, titled without the badge.
+      const integration = (await server.call('POST', '/api/v1/integrations', { token, body: { type: 'search_box', name: 'Badges', collection_ids: [into] } })).body.data.id as string;
+      const hits = (await server.call('GET', `/api/v1/integrations/${integration}/search?query=optimizeDeps.include&threshold=0&explain=true`, { token })).body.data as { title: string; score_breakdown: { heading: number } }[];
+      assert.equal(hits[0]!.title, 'optimizeDeps.include');
+      assert.equal(hits[0]!.score_breakdown.heading, 1, 'the heading is the query: no word of the badge counts against it');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('counts a file done once its entries are written, so progress moves as the work is done, and sums up files and entries apart', async () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'lore-progress-'));
     try {

@@ -181,6 +181,12 @@ describe('chunkText', () => {
     ]);
   });
 
+  it('records a heading in the trail as its reader sees it: a component in it is no word of it', () => {
+    const chunks = chunkText(['# Options', 'Intro.', '## `optimizeDeps.include` <NonInheritBadge />', 'Forces pre-bundling.', 'Setext <Badge text="beta" />', '---', 'Beta text.'].join('\n\n').replace('\n\n---', '\n---'));
+    assert.deepEqual(chunks.map((c) => c.headings), [['Options'], ['Options', '`optimizeDeps.include`'], ['Options', 'Setext']]);
+    assert.ok(chunks[1]!.text.startsWith('## `optimizeDeps.include` <NonInheritBadge />'), 'the text is as written');
+  });
+
   it('starts a chunk at each heading and records the heading trail', () => {
     const doc = [
       '# Install',

@@ -24,9 +24,18 @@ import {
   tallyMarkers,
   tallyWords,
 } from './tokenEstimate.js';
+import { headingText } from './markdownInline.js';
 import { segmentsOf, sentenceSegmenter, wordSegmenter } from './segments.js';
 
 export { estimateTokens };
+
+/**
+ * A heading as the chunk's heading trail holds it: what a reader sees (a component in it,
+ * VitePress's `<NonInheritBadge />`, is no word of the heading), or as written when that is nothing.
+ */
+function trailTitle(heading: string): string {
+  return headingText(heading) || heading.trim();
+}
 
 export interface Chunk {
   /** 0-based position in the entry. */
@@ -234,7 +243,7 @@ function parseBlocks(source: string): Block[] {
     const atx = ATX_HEADING.exec(line);
     if (atx && atx[2]!.trim() !== '') {
       closeParagraph();
-      blocks.push({ kind: 'heading', text: line.trim(), gap: takeGap(), level: atx[1]!.length, title: atx[2]!.trim() });
+      blocks.push({ kind: 'heading', text: line.trim(), gap: takeGap(), level: atx[1]!.length, title: trailTitle(atx[2]!) });
       continue;
     }
 
@@ -247,7 +256,7 @@ function parseBlocks(source: string): Block[] {
           text: `${title.trim()}\n${line.trim()}`,
           gap: paraGap,
           level: underline[1]!.startsWith('=') ? 1 : 2,
-          title: title.trim(),
+          title: trailTitle(title),
         });
         para = null;
         continue;

@@ -182,6 +182,16 @@ export function inlineText(text: string, base?: string | null): string {
   return withoutStrayLinkTails(out.replace(NAMED_TAG, (whole, code?: string) => (code !== undefined ? whole : `\`${whole}\``)));
 }
 
+/**
+ * A heading as its reader sees it (inlineText, no page to resolve links against): a component
+ * or tag in it goes (VitePress's `## optimizeDeps.include <NonInheritBadge />`, `<Badge
+ * text="beta" />`, `<sup>`), code spans stay as written, entities are decoded; spaces a tag
+ * leaves are one.
+ */
+export function headingText(heading: string): string {
+  return inlineText(heading).replace(/\s+/g, ' ').trim();
+}
+
 /** A link's `](target)` whose `[` the author left out ("Express 5.x](/api)"), outside code and whole links: the target goes. */
 function withoutStrayLinkTails(text: string): string {
   // One pass, left to right: code spans and whole links are matched first and kept.

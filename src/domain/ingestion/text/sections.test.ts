@@ -99,6 +99,18 @@ describe('markdown sections', () => {
     assert.equal(markdownSections('## 1\\. Install\nText.')[0]!.title, '1. Install');
   });
 
+  it('reads a heading as its reader sees it: components and tags go, markup named in code stays', () => {
+    const titles = markdownSections(['## optimizeDeps.include <NonInheritBadge />', 'A.', '## Target Change [<Badge text="NRV" type="warning" />](#migration)', 'B.', '## The <code>base</code> option <sup>new</sup>', 'C.', '## Aliases (`Record<string, string>`)', 'D.', '## Use \\<Badge\\>', 'E.'].join('\n'))
+      .map((s) => [s.title, s.slug]);
+    assert.deepEqual(titles, [
+      ['optimizeDeps.include', 'optimizedepsinclude'],
+      ['Target Change', 'target-change'],
+      ['The base option new', 'the-base-option-new'],
+      ['Aliases (Record<string, string>)', 'aliases-recordstring-string'],
+      ['Use <Badge>', 'use-badge'],
+    ]);
+  });
+
   it('makes GitHub-style slugs', () => {
     assert.equal(slugify('Answers: summarise and chat'), 'answers-summarise-and-chat');
     assert.equal(slugify('Pages API: pushing pages from a server with an API key'), 'pages-api-pushing-pages-from-a-server-with-an-api-key');

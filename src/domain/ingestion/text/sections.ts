@@ -1,3 +1,5 @@
+import { headingText } from './markdownInline.js';
+
 /**
  * A part of a markdown document as the folder import's `--sections` mode makes entries of it:
  * the text before the first section heading, or one section (see `markdownSections`).
@@ -134,8 +136,10 @@ function outline(markdown: string): Outline {
     }
     const level = heading[1]!.length;
     const explicit = EXPLICIT_ID.exec(heading[2]!);
-    const title = plain(explicit ? heading[2]!.slice(0, explicit.index) : heading[2]!);
-    const slug = explicit ? explicit[1]! : anchor(title);
+    const written = explicit ? heading[2]!.slice(0, explicit.index) : heading[2]!;
+    const title = plain(written);
+    // From the heading as written: its title again would read a literal `\<Badge\>` as a tag.
+    const slug = explicit ? explicit[1]! : anchor(written);
     if (level === 1 && root.title === null && root.children.length === 0) {
       root.title = title;
       root.lines.push(line);
@@ -202,13 +206,12 @@ const LITERAL = 0xe000;
 const LITERALS = /[\ue021-\ue07e]/g;
 
 /**
- * Heading text without inline markdown (code ticks, emphasis, links); `LORE_LLM` keeps its
+ * Heading text without inline markdown (code ticks, emphasis, links, tags: `headingText`); `LORE_LLM` keeps its
  * underscore, and a backslash-escaped character is the character itself, never markup
  * (`LORE\_LLM`, `\[beta\]`: turndown writes a web page's headings so).
  */
 function plain(heading: string): string {
-  return heading
-    .replace(ESCAPED, (_escape, char: string) => String.fromCharCode(LITERAL + char.charCodeAt(0)))
+  return headingText(heading.replace(ESCAPED, (_escape, char: string) => String.fromCharCode(LITERAL + char.charCodeAt(0))))
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/[`*]/g, '')
     .replace(/(^|[^\p{L}\p{N}_])_+|_+(?=[^\p{L}\p{N}_]|$)/gu, '$1')
