@@ -246,6 +246,12 @@ describe('extractive answer provider', () => {
     assert.ok(text.length <= 306, `${text.length} characters`);
   });
 
+  it('never quotes a sentence its paragraph repeats twice: the short best sentence reads on past the repeat (regression: Express ja)', async () => {
+    const paragraph = 'Express 4 dropped the port from req.host. Express 5 keeps the port. Express 5 keeps the port. The host header is read as sent.';
+    const text = await answer('Does Express 5 keep the port?', passages(paragraph));
+    assert.equal(text.split('Express 5 keeps the port').length - 1, 1, text);
+  });
+
   it('answers with the best sentence it has even without any overlap, and with nothing when there is no text', async () => {
     const text = await answer('Qu’est-ce que c’est ?', passages('Lore searches your documentation. It also writes short answers.'));
     assert.equal(citations(text).length, 1);

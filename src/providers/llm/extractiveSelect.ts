@@ -428,6 +428,8 @@ export async function selectAnswer(
       if (!u) break;
       if (u === previous) before--;
       else after++;
+      // A sentence the paragraph repeats (a translation's slip) says nothing more: the one past it may.
+      if (chosen.some((d) => similar(u.terms, d.terms))) continue;
       chosen.push(u);
       used += citedLength(u);
       read += readLength(u.text);
