@@ -184,13 +184,22 @@ export function inlineText(text: string, base?: string | null): string {
 
 /**
  * A heading as its reader sees it (inlineText, no page to resolve links against): a component
- * or tag in it goes (VitePress's `## optimizeDeps.include <NonInheritBadge />`, `<Badge
- * text="beta" />`, `<sup>`), code spans stay as written, entities are decoded; spaces a tag
- * leaves are one.
+ * in it goes (VitePress's `## optimizeDeps.include <NonInheritBadge />`, `<Badge text="beta"
+ * />`), and so does phrasing markup (`<sup>`, `<span>`), its text kept; a tag no heading can
+ * hold is a name written in it ("The <script> element", as turndown writes a web page's
+ * `&lt;script&gt;`), kept as code. Code spans stay as written, entities are decoded; spaces a
+ * tag leaves are one.
  */
 export function headingText(heading: string): string {
-  return inlineText(heading).replace(/\s+/g, ' ').trim();
+  const named = heading.replace(LOWERCASE_TAG, (whole, code?: string, name?: string) =>
+    code !== undefined || PHRASING.has(name!.toLowerCase()) ? whole : whole.replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+  return inlineText(named).replace(/\s+/g, ' ').trim();
 }
+
+/** A code span, or a tag named in lower case (an HTML element's; components are capitalised or hyphenated). */
+const LOWERCASE_TAG = /(`+)[^`][\s\S]*?\1(?!`)|<\/?([a-z][a-z0-9]*)(?:\s[^<>]*)?\/?>/g;
+/** The elements a heading's text may be marked up with (HTML's phrasing content). */
+const PHRASING = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'br', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'font', 'i', 'img', 'ins', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'tt', 'u', 'var', 'wbr']);
 
 /** A link's `](target)` whose `[` the author left out ("Express 5.x](/api)"), outside code and whole links: the target goes. */
 function withoutStrayLinkTails(text: string): string {

@@ -100,7 +100,7 @@ describe('markdown sections', () => {
   });
 
   it('reads a heading as its reader sees it: components and tags go, markup named in code stays', () => {
-    const titles = markdownSections(['## optimizeDeps.include <NonInheritBadge />', 'A.', '## Target Change [<Badge text="NRV" type="warning" />](#migration)', 'B.', '## The <code>base</code> option <sup>new</sup>', 'C.', '## Aliases (`Record<string, string>`)', 'D.', '## Use \\<Badge\\>', 'E.'].join('\n'))
+    const titles = markdownSections(['## optimizeDeps.include <NonInheritBadge />', 'A.', '## Target Change [<Badge text="NRV" type="warning" />](#migration)', 'B.', '## The <code>base</code> option <sup>new</sup>', 'C.', '## Aliases (`Record<string, string>`)', 'D.', '## Use \\<Badge\\>', 'E.', '## The <script> element', 'F.'].join('\n'))
       .map((s) => [s.title, s.slug]);
     assert.deepEqual(titles, [
       ['optimizeDeps.include', 'optimizedepsinclude'],
@@ -108,6 +108,7 @@ describe('markdown sections', () => {
       ['The base option new', 'the-base-option-new'],
       ['Aliases (Record<string, string>)', 'aliases-recordstring-string'],
       ['Use <Badge>', 'use-badge'],
+      ['The <script> element', 'the-script-element'],
     ]);
   });
 
