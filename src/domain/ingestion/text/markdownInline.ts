@@ -191,13 +191,13 @@ export function inlineText(text: string, base?: string | null): string {
  * tag leaves are one.
  */
 export function headingText(heading: string): string {
-  const named = heading.replace(LOWERCASE_TAG, (whole, code?: string, name?: string) =>
-    code !== undefined || PHRASING.has(name!.toLowerCase()) ? whole : whole.replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+  const named = heading.replace(NAMED_TAG, (whole, code?: string) => {
+    const name = code === undefined ? /^<\/?([\w.:-]+)/.exec(whole)![1]! : '';
+    // An HTML element's name is lower case; a component's is capitalised or hyphenated (inlineText drops those).
+    return !/^[a-z][a-z0-9]*$/.test(name) || PHRASING.has(name) ? whole : whole.replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  });
   return inlineText(named).replace(/\s+/g, ' ').trim();
 }
-
-/** A code span, or a tag named in lower case (an HTML element's; components are capitalised or hyphenated). */
-const LOWERCASE_TAG = /(`+)[^`][\s\S]*?\1(?!`)|<\/?([a-z][a-z0-9]*)(?:\s[^<>]*)?\/?>/g;
 /** The elements a heading's text may be marked up with (HTML's phrasing content). */
 const PHRASING = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'br', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'font', 'i', 'img', 'ins', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'tt', 'u', 'var', 'wbr']);
 
